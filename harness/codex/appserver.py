@@ -1,0 +1,53 @@
+"""Start `BINARY app-server` (the real codex or the fake: same command line) and shake hands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness.jsonrpc import JsonRpcClient, Transcript
+
+CLIENT_NAME = "codex-probe"
+CLIENT_VERSION = "0.1.0"
+HANDSHAKE_TIMEOUT = 60.0
+
+
+def app_server_argv(binary: Path | str, config_overrides: Sequence[str] = ()) -> list[str]:
+    argv = [str(binary), "app-server", "--listen", "stdio://"]
+    for override in config_overrides:
+        argv += ["-c", override]
+    return argv
+
+
+async def open_app_server(
+    binary: Path | str,
+    *,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    config_overrides: Sequence[str] = (),
+    transcript: Transcript | None = None,
+    initialize: bool = True,
+    timeout: float = HANDSHAKE_TIMEOUT,
+) -> tuple[JsonRpcClient, dict[str, Any] | None]:
+    """A client bound to a new app-server process, initialized unless asked not to.
+
+    Returns the client and the `initialize` result. If the handshake fails the
+    process is ended before the error propagates.
+    """
+    client = await JsonRpcClient.spawn(
+        app_server_argv(binary, config_overrides), env=env, cwd=cwd, transcript=transcript
+    )
+    if not initialize:
+        return client, None
+    try:
+        result = await client.request(
+            "initialize",
+            {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}},
+            timeout=timeout,
+        )
+        await client.notify("initialized")
+    except BaseException:
+        await client.close(grace=0.5)
+        raise
+    return client, result

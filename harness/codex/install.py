@@ -1,0 +1,151 @@
+"""Install a codex-cli version from npm into the cache, one folder per version.
+
+An install happens in a private temporary folder and becomes visible only by an
+atomic rename once the binary has reported the right version, so an install
+interrupted half-way is never used. A per-version file lock makes concurrent
+installs of the same version safe; the second waits and then finds it done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.codex import npm
+from harness.codex.cache import exclusive_lock, versions_dir
+from harness.codex.versions import is_release, nearest_versions
+
+MARKER = "installed.json"
+BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
+
+
+class UnknownVersionError(ValueError):
+    """The registry does not publish the requested codex-cli version."""
+
+    def __init__(self, version: str, nearest: list[str]) -> None:
+        self.version = version
+        self.nearest = nearest
+        near = ", ".join(nearest) if nearest else "none found"
+        super().__init__(f"codex-cli {version} is not published on npm; nearest versions: {near}")
+
+
+class InstallError(RuntimeError):
+    """The install ran but did not produce a working binary of the wanted version."""
+
+
+@dataclass(frozen=True)
+class Installation:
+    version: str
+    root: Path
+
+    @property
+    def binary(self) -> Path:
+        return self.root / BINARY_RELATIVE
+
+    @property
+    def schema_dir(self) -> Path:
+        return self.root / "schema"
+
+
+def installed(version: str, root: Path | None = None) -> Installation | None:
+    """The cached installation of `version`, or None; never touches the network."""
+    candidate = Installation(version, versions_dir(root) / version)
+    if (candidate.root / MARKER).is_file() and candidate.binary.exists():
+        return candidate
+    return None
+
+
+def resolve_version(version: str) -> str:
+    """A concrete version: `latest` asks the registry, anything else is checked as a release."""
+    if version == "latest":
+        return npm.latest_version()
+    if not is_release(version):
+        raise UnknownVersionError(version, nearest_versions(version, npm.published_versions()))
+    return version
+
+
+def install(version: str, root: Path | None = None) -> Installation:
+    """The installation of `version`, installing it from npm if it is not cached yet."""
+    if version != "latest" and (cached := installed(version, root)):
+        return cached
+    concrete = resolve_version(version)
+    if cached := installed(concrete, root):
+        return cached
+    parent = versions_dir(root)
+    with exclusive_lock(parent / f".{concrete}.lock"):
+        if cached := installed(concrete, root):
+            return cached  # another process finished it while we waited
+        return _install_locked(concrete, parent)
+
+
+def _install_locked(version: str, parent: Path) -> Installation:
+    published = npm.published_versions()
+    if version not in published:
+        raise UnknownVersionError(version, nearest_versions(version, published))
+    _remove_leftovers(parent, version)
+    staging = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=parent))
+    try:
+        npm.install_package(version, staging)
+        reported = binary_version(staging / BINARY_RELATIVE)
+        if reported != version:
+            raise InstallError(f"npm installed a codex that reports {reported!r}, not {version}")
+        (staging / MARKER).write_text(json.dumps({"version": version}) + "\n")
+        final = parent / version
+        if final.exists():  # a broken earlier install without its marker
+            shutil.rmtree(final)
+        os.rename(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return Installation(version, final)
+
+
+def _remove_leftovers(parent: Path, version: str) -> None:
+    # Partial folders of this version left by a killed install; we hold its lock.
+    for leftover in parent.glob(f".{version}.partial-*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def binary_version(binary: Path, timeout: float = 30.0) -> str:
+    """What `codex --version` says, as a bare version (`codex-cli 0.171.0` -> `0.171.0`)."""
+    done = run_codex_tool(binary, ["--version"], timeout=timeout)
+    words = done.stdout.split()
+    if not words:
+        raise InstallError(f"{binary} --version printed nothing")
+    return words[-1]
+
+
+def run_codex_tool(
+    binary: Path, args: list[str], *, timeout: float = 60.0
+) -> subprocess.CompletedProcess[str]:
+    """Run a one-shot codex subcommand in a throwaway home, never the user's ~/.codex."""
+    with tempfile.TemporaryDirectory(prefix="codex-probe-tool-") as home:
+        env = {
+            # The npm shim runs node; codex itself needs nothing else from the caller.
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+            "CODEX_HOME": home,
+        }
+        try:
+            done = subprocess.run(
+                [str(binary), *args],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                check=False,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=home,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise InstallError(f"`{binary} {' '.join(args)}` failed: {error}") from None
+    if done.returncode != 0:
+        raise InstallError(
+            f"`{binary} {' '.join(args)}` exited {done.returncode}: {done.stderr.strip()[-500:]}"
+        )
+    return done

@@ -1,0 +1,123 @@
+"""A server child process: own session, explicit environment, stderr tail, sure shutdown.
+
+Shutdown follows the MCP stdio sequence: close stdin, wait, SIGTERM the process
+group, wait, SIGKILL the group. Every live group is also remembered so that an
+interpreter exit (a crashed or interrupted test session) still kills it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+from collections import deque
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+STDERR_TAIL_LINES = 200
+# A single JSON-RPC frame can carry a whole thread with its turns.
+STREAM_LIMIT = 64 * 1024 * 1024
+
+_live_groups: set[int] = set()
+
+
+def _kill_live_groups() -> None:
+    for pgid in list(_live_groups):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGKILL)
+    _live_groups.clear()
+
+
+atexit.register(_kill_live_groups)
+
+
+class ServerProcess:
+    """A started child process whose stdio carries the protocol."""
+
+    def __init__(self, process: asyncio.subprocess.Process, argv: Sequence[str]) -> None:
+        self.process = process
+        self.argv = list(argv)
+        self.pid = process.pid
+        self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr_task = asyncio.create_task(self._drain_stderr(), name=f"stderr-{self.pid}")
+        _live_groups.add(self.pid)
+
+    @classmethod
+    async def start(
+        cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None
+    ) -> ServerProcess:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+            limit=STREAM_LIMIT,
+        )
+        return cls(process, argv)
+
+    @property
+    def stdin(self) -> asyncio.StreamWriter:
+        assert self.process.stdin is not None
+        return self.process.stdin
+
+    @property
+    def stdout(self) -> asyncio.StreamReader:
+        assert self.process.stdout is not None
+        return self.process.stdout
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def stderr_tail(self, lines: int = 40) -> str:
+        return "\n".join(list(self._stderr_tail)[-lines:])
+
+    async def _drain_stderr(self) -> None:
+        assert self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            self._stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+
+    async def shutdown(self, *, grace: float = 2.0, term_grace: float = 2.0) -> int | None:
+        """End the process and its group; return its exit code (None if it could not be reaped)."""
+        try:
+            if self.process.returncode is None:
+                with contextlib.suppress(OSError, RuntimeError):
+                    self.stdin.close()
+                if not await self._exited_within(grace):
+                    self._signal_group(signal.SIGTERM)
+                    if not await self._exited_within(term_grace):
+                        self._signal_group(signal.SIGKILL)
+                        await self._exited_within(term_grace)
+            # Children of the server may still hold the group; they must not outlive it.
+            self._signal_group(signal.SIGKILL)
+        finally:
+            _live_groups.discard(self.pid)
+            await self._finish_stderr()
+        return self.process.returncode
+
+    def kill_now(self) -> None:
+        """Synchronous last resort, for paths that cannot await (cancellation, finalizers)."""
+        self._signal_group(signal.SIGKILL)
+        _live_groups.discard(self.pid)
+
+    async def _exited_within(self, seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(self.process.wait(), timeout=seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    def _signal_group(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    async def _finish_stderr(self) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=1.0)
+        except (TimeoutError, asyncio.CancelledError):
+            self._stderr_task.cancel()
