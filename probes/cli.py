@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "probes.commands.schema",
     "probes.commands.validate",
     "probes.commands.smoke",
+    "probes.commands.compile",
 )
 
 USAGE_ERROR = 2
