@@ -1,0 +1,5 @@
+import sys
+
+from fake_appserver.cli import main
+
+sys.exit(main())

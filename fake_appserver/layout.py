@@ -1,0 +1,100 @@
+"""The model request a turn or a compaction sends, laid out as the profile says codex does.
+
+History entries are `{"kind": context|user|assistant|summary, "item": <Responses item>}`;
+the kind lets compaction keep what codex keeps (the real user messages) and drop the
+rest. Instructions are effective values: `None` base means codex's built-in prompt,
+`""` means none at all; `None` or `""` developer means no developer part.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fake_appserver.profile import Profile
+
+HistoryEntry = dict[str, Any]
+
+
+def message(role: str, *texts: str) -> dict[str, Any]:
+    part_type = "output_text" if role == "assistant" else "input_text"
+    return {
+        "type": "message",
+        "role": role,
+        "content": [{"type": part_type, "text": text} for text in texts],
+    }
+
+
+def normalize_base(profile: Profile, value: Any, present: bool) -> str | None:
+    """What a base instruction param means: None = built-in prompt, "" = no base."""
+    if not present or value is None:
+        return None if profile.behaviour("null_or_omitted_base") == "default_prompt" else ""
+    if value == "":
+        return "" if profile.behaviour("empty_base") == "no_base" else None
+    return str(value)
+
+
+def initial_context(profile: Profile, developer: str | None, cwd: str) -> list[HistoryEntry]:
+    parts = {
+        "developer": developer or "",
+        "skills": profile.text("skills"),
+        "permissions": profile.text("permissions"),
+    }
+    texts = [parts[name] for name in profile.behaviour("developer_context_parts") if parts[name]]
+    environment = (
+        f"<environment_context>\n  <cwd>{cwd}</cwd>\n  <shell>bash</shell>\n</environment_context>"
+    )
+    return [
+        {"kind": "context", "item": message("developer", *texts)},
+        {"kind": "context", "item": message("user", environment)},
+    ]
+
+
+def request_body(
+    profile: Profile,
+    *,
+    model: str,
+    thread_id: str,
+    base: str | None,
+    history: list[HistoryEntry],
+) -> dict[str, Any]:
+    base_text = profile.text("default_prompt") if base is None else base
+    prefix: list[dict[str, Any]] = []
+    body: dict[str, Any] = {"model": model}
+    if profile.behaviour("base_placement") == "instructions_field":
+        if base_text:
+            body["instructions"] = base_text
+    elif base_text:
+        prefix.append(message("developer", base_text))
+    body.update(
+        {
+            "input": prefix + [entry["item"] for entry in history],
+            "tools": [],  # the fake runs no tools, so it offers none
+            "tool_choice": "auto",
+            "parallel_tool_calls": False,
+            "store": False,
+            "stream": True,
+            "include": [],
+            "prompt_cache_key": thread_id,
+        }
+    )
+    return body
+
+
+def compacted_history(
+    profile: Profile,
+    history: list[HistoryEntry],
+    summary: str,
+    developer: str | None,
+    cwd: str,
+) -> tuple[list[HistoryEntry], bool]:
+    """The history after a compaction, and whether it holds the initial context."""
+    users = [entry for entry in history if entry["kind"] == "user"]
+    summary_entry = {
+        "kind": "summary",
+        "item": message("user", profile.text("summary_prefix") + summary),
+    }
+    if profile.behaviour("compaction")["initial_context_after"] == "before_last_user_message":
+        context = initial_context(profile, developer, cwd)
+        kept = users[:-1] + context + users[-1:] if users else context
+        return [*kept, summary_entry], True
+    return [*users, summary_entry], False

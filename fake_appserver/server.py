@@ -1,0 +1,338 @@
+"""The fake app-server: JSON-RPC over stdio, one handler per method, faults from a script."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from fake_appserver.config import ProviderConfig
+from fake_appserver.layout import normalize_base
+from fake_appserver.profile import Profile
+from fake_appserver.script import FaultScript, Rule
+from fake_appserver.store import ThreadStore
+from fake_appserver.threads import LoadedThread
+from fake_appserver.turns import TurnRunner
+from fake_appserver.wire import Wire, new_id, now_ms, now_s
+from harness.jsonrpc.framing import (
+    FrameError,
+    Request,
+    decode,
+    encode,
+    error_frame,
+    notification_frame,
+    response_frame,
+)
+
+Handler = Callable[[Any], Awaitable[Any]]
+PARSE_ERROR = -32700
+
+
+class RequestFailed(Exception):
+    """Answer the request with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        self.code = code
+        self.message = message
+        super().__init__(message)
+
+
+class FakeAppServer:
+    def __init__(
+        self,
+        profile: Profile,
+        provider: ProviderConfig,
+        codex_home: Path,
+        script: FaultScript,
+    ) -> None:
+        self.profile = profile
+        self.provider = provider
+        self.codex_home = codex_home
+        self.script = script
+        self.wire = Wire(profile)
+        self.store = ThreadStore(codex_home)
+        self.loaded: dict[str, LoadedThread] = {}
+        self.initialized = False
+        self.client_name = "client"
+        self._stdout_open = True
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.session: aiohttp.ClientSession | None = None
+        self.turns = TurnRunner(self)
+        self.handlers: dict[str, Handler] = {
+            "initialize": self.initialize,
+            "thread/start": self.thread_start,
+            "thread/resume": self.thread_resume,
+            "thread/read": self.thread_read,
+            "thread/unsubscribe": self.thread_unsubscribe,
+            "thread/loaded/list": self.thread_loaded_list,
+            "thread/compact/start": self.turns.compact_start,
+            "turn/start": self.turns.turn_start,
+            "turn/steer": self.turns.turn_steer,
+            "turn/interrupt": self.turns.turn_interrupt,
+            "model/list": self.model_list,
+        }
+
+    # ----- the loop --------------------------------------------------------------
+
+    async def serve(self) -> int:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        async with aiohttp.ClientSession() as session:
+            self.session = session
+            while line := await reader.readline():
+                if line.strip():
+                    await self._dispatch(line)
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        return 0
+
+    async def _dispatch(self, line: bytes) -> None:
+        try:
+            message, _ = decode(line)
+        except FrameError as error:
+            self.send(error_frame(None, PARSE_ERROR, f"Parse error: {error.reason}"))
+            return
+        if isinstance(message, Request):
+            self.spawn(self._answer(message))
+        # Notifications from the client (initialized) and responses need no answer.
+
+    def spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: Request) -> None:
+        fault = self.script.next_fault(request.method)
+        if fault is not None and not await self._apply_fault(fault, request):
+            return
+        try:
+            result = await self._handle(request)
+        except RequestFailed as failure:
+            self.send(error_frame(request.id, failure.code, failure.message))
+            return
+        self.send(response_frame(request.id, result))
+
+    async def _handle(self, request: Request) -> Any:
+        if request.method != "initialize" and not self.initialized:
+            raise RequestFailed(*self.profile.error("not_initialized"))
+        handler = self.handlers.get(request.method)
+        if handler is None:
+            raise RequestFailed(*self.profile.error("unknown_method", method=request.method))
+        return await handler(request.params or {})
+
+    async def _apply_fault(self, fault: Rule, request: Request) -> bool:
+        """Carry out a scripted fault; True if the request should then be handled."""
+        action = fault.action
+        if action == "error":
+            self.send(
+                error_frame(
+                    request.id,
+                    fault.params["code"],
+                    fault.params["message"],
+                    fault.params.get("data"),
+                )
+            )
+            return False
+        if action == "hang":
+            return False
+        if action == "delay":
+            await asyncio.sleep(float(fault.params["seconds"]))
+            return True
+        if action == "crash":
+            sys.stderr.write(
+                f"fake-codex: crashing on {request.method} (script line {fault.line})\n"
+            )
+            sys.stderr.flush()
+            os._exit(int(fault.params.get("exit_code", 101)))
+        if action == "malformed":
+            self._write(b"}{ fake-codex: scripted malformed frame\n")
+            return False
+        if action == "close_stdout":
+            self._stdout_open = False
+            with contextlib.suppress(OSError):
+                sys.stdout.flush()
+                os.close(sys.stdout.fileno())
+            return False
+        if action == "vanish":
+            thread_id = str((request.params or {}).get("threadId", ""))
+            self.loaded.pop(thread_id, None)
+            self.store.delete(thread_id)
+            return True
+        if action == "never_complete":
+            self.turns.never_complete_next = True
+            return True
+        raise AssertionError(f"unhandled fault action {action}")
+
+    # ----- output ----------------------------------------------------------------
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self._write(encode(frame))
+
+    def notify(self, method: str, params: Any) -> None:
+        frame = notification_frame(method, params)
+        if self.wire.stamps_notifications:
+            frame["emittedAtMs"] = now_ms()
+        self.send(frame)
+
+    def _write(self, data: bytes) -> None:
+        if not self._stdout_open:
+            return
+        try:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            self._stdout_open = False
+
+    # ----- threads ---------------------------------------------------------------
+
+    async def initialize(self, params: Any) -> Any:
+        if self.initialized:
+            raise RequestFailed(*self.profile.error("already_initialized"))
+        self.initialized = True
+        client = params.get("clientInfo") or {}
+        self.client_name = str(client.get("name", "client"))
+        result = dict(self.wire.template("initialize"))
+        result["userAgent"] = (
+            f"{self.client_name}/{self.profile.version} (fake-codex) "
+            f"({self.client_name}; {client.get('version', '')})"
+        )
+        if "codexHome" in result:
+            result["codexHome"] = str(self.codex_home)
+        return result
+
+    async def thread_start(self, params: Any) -> Any:
+        thread_id = new_id()
+        base = normalize_base(
+            self.profile, params.get("baseInstructions"), "baseInstructions" in params
+        )
+        developer = params.get("developerInstructions") or None
+        record: dict[str, Any] = {
+            "id": thread_id,
+            "cwd": str(params.get("cwd") or os.getcwd()),
+            "created_at": now_s(),
+            "updated_at": now_s(),
+            "preview": "",
+            "path": str(self.store.path_of(thread_id)),
+            "model": str(params.get("model") or self.provider.model),
+            "provider_id": self.provider.provider_id,
+            "originator": self.client_name,
+            "base_original": base,
+            "developer_original": developer,
+            "history": [],
+            "has_initial_context": False,
+            "turns": [],
+        }
+        self.store.save(record)
+        thread = LoadedThread(record=record, base=base, developer=developer)
+        self.loaded[thread_id] = thread
+        body = self.wire.thread(record, status="idle", turns=[])
+        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": body})))
+        return self.wire.thread_response("thread_start", body, record)
+
+    async def _after(self, emit: Callable[[], None]) -> None:
+        # Upstream answers the request first, then notifies.
+        await asyncio.sleep(0)
+        emit()
+
+    async def thread_resume(self, params: Any) -> Any:
+        thread_id = self._checked_thread_id(params)
+        loaded = self.loaded.get(thread_id)
+        if loaded is None:
+            record = self.store.load(thread_id)
+            if record is None:
+                raise RequestFailed(*self.profile.error("no_rollout", thread_id=thread_id))
+            # A resume in a new process (or after unsubscribe): measured per profile.
+            base = record["base_original"]
+            if (
+                "baseInstructions" in params
+                and params["baseInstructions"] is not None
+                and self.profile.behaviour("cold_resume_base") == "param_else_original"
+            ):
+                base = normalize_base(self.profile, params["baseInstructions"], True)
+            developer = record["developer_original"]
+            if self.profile.behaviour("cold_resume_developer") == "param_on_reinjection":
+                developer = params.get("developerInstructions") or None
+            loaded = LoadedThread(record=record, base=base, developer=developer)
+            self.loaded[thread_id] = loaded
+        elif self.profile.behaviour("loaded_resume") == "applies_instructions":
+            if params.get("baseInstructions") is not None:
+                loaded.base = normalize_base(self.profile, params["baseInstructions"], True)
+            loaded.developer = params.get("developerInstructions") or loaded.developer
+        record = loaded.record
+        body = self.wire.thread(
+            record,
+            status="active" if loaded.active else "idle",
+            turns=[self.wire.turn(t, with_items=True) for t in record["turns"]],
+        )
+        return self.wire.thread_response("thread_resume", body, record)
+
+    def _checked_thread_id(self, params: Any) -> str:
+        thread_id = str(params.get("threadId", ""))
+        try:
+            uuid.UUID(thread_id)
+        except ValueError:
+            position, char = next(
+                ((i + 1, c) for i, c in enumerate(thread_id) if c not in "0123456789abcdefABCDEF-"),
+                (1, thread_id[:1]),
+            )
+            raise RequestFailed(
+                *self.profile.error("invalid_thread_id", char=char, position=position)
+            ) from None
+        return thread_id
+
+    def loaded_thread(self, params: Any) -> LoadedThread:
+        thread_id = str(params.get("threadId", ""))
+        thread = self.loaded.get(thread_id)
+        if thread is None:
+            raise RequestFailed(*self.profile.error("thread_not_found", thread_id=thread_id))
+        return thread
+
+    async def thread_read(self, params: Any) -> Any:
+        thread_id = self._checked_thread_id(params)
+        loaded = self.loaded.get(thread_id)
+        record = loaded.record if loaded else self.store.load(thread_id)
+        if record is None:
+            raise RequestFailed(*self.profile.error("no_rollout", thread_id=thread_id))
+        include = bool(params.get("includeTurns"))
+        turns = [self.wire.turn(t, with_items=True) for t in record["turns"]] if include else []
+        status = "notLoaded" if loaded is None else ("active" if loaded.active else "idle")
+        return {"thread": self.wire.thread(record, status=status, turns=turns)}
+
+    async def thread_unsubscribe(self, params: Any) -> Any:
+        thread_id = str(params.get("threadId", ""))
+        thread = self.loaded.pop(thread_id, None)
+        if thread is not None and thread.active and thread.active.task:
+            thread.active.task.cancel()
+        template = dict(self.wire.template("unsubscribe"))
+        template["status"] = "unsubscribed" if thread is not None else "notLoaded"
+        return template
+
+    async def thread_loaded_list(self, params: Any) -> Any:
+        return {"data": sorted(self.loaded), "nextCursor": None}
+
+    async def model_list(self, params: Any) -> Any:
+        model = self.provider.model
+        return {
+            "data": [
+                {
+                    "id": model,
+                    "model": model,
+                    "displayName": model,
+                    "description": "fake-codex model",
+                    "hidden": False,
+                    "isDefault": True,
+                    "defaultReasoningEffort": "medium",
+                    "supportedReasoningEfforts": [],
+                }
+            ],
+            "nextCursor": None,
+        }

@@ -1,0 +1,36 @@
+"""What a loaded thread is in the fake: its stored record plus this process's view of it.
+
+The effective instructions live here, not on disk, because upstream's differ by
+process lifetime (measured: a loaded resume ignores new values; a resume after a
+restart applies the new base, and the new developer text only when the initial
+context is injected again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from fake_appserver.store import ThreadRecord
+
+
+@dataclass
+class ActiveTurn:
+    turn: dict[str, Any]
+    task: asyncio.Task[None] | None = None
+    steered: list[str] = field(default_factory=list)
+
+
+@dataclass
+class LoadedThread:
+    record: ThreadRecord
+    base: str | None
+    developer: str | None
+    active: ActiveTurn | None = None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def id(self) -> str:
+        thread_id: str = self.record["id"]
+        return thread_id

@@ -1,0 +1,226 @@
+"""Turns and compactions: the notifications upstream sends, and the model requests behind them."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from fake_appserver.layout import (
+    compacted_history,
+    initial_context,
+    message,
+    request_body,
+)
+from fake_appserver.provider import ModelAnswer, ProviderError, stream_response
+from fake_appserver.threads import ActiveTurn, LoadedThread
+from fake_appserver.wire import new_id, now_ms, now_s
+
+if TYPE_CHECKING:
+    from fake_appserver.server import FakeAppServer
+
+
+class TurnRunner:
+    def __init__(self, server: FakeAppServer) -> None:
+        self.server = server
+        self.never_complete_next = False
+
+    # ----- requests ----------------------------------------------------------------
+
+    async def turn_start(self, params: Any) -> Any:
+        from fake_appserver.server import RequestFailed
+
+        thread = self.server.loaded_thread(params)
+        texts = [
+            str(part.get("text", ""))
+            for part in params.get("input") or []
+            if part.get("type") == "text"
+        ]
+        if not texts:
+            raise RequestFailed(-32600, "Invalid request: turn/start needs text input")
+        turn = self._new_turn()
+        hang = self.never_complete_next
+        self.never_complete_next = False
+        active = ActiveTurn(turn=turn)
+        thread.active = active
+        active.task = asyncio.ensure_future(self._run_turn(thread, active, "\n".join(texts), hang))
+        return {"turn": self.server.wire.turn(turn, with_items=False)}
+
+    async def turn_steer(self, params: Any) -> Any:
+        from fake_appserver.server import RequestFailed
+
+        thread = self.server.loaded_thread(params)
+        active = thread.active
+        if active is None:
+            raise RequestFailed(*self.server.profile.error("no_active_turn"))
+        expected = params.get("expectedTurnId")
+        if expected is not None and expected != active.turn["id"]:
+            raise RequestFailed(
+                *self.server.profile.error(
+                    "wrong_active_turn", expected=expected, actual=active.turn["id"]
+                )
+            )
+        active.steered.extend(
+            str(part.get("text", ""))
+            for part in params.get("input") or []
+            if part.get("type") == "text"
+        )
+        return {"turnId": active.turn["id"]}
+
+    async def turn_interrupt(self, params: Any) -> Any:
+        thread = self.server.loaded_thread(params)
+        active = thread.active
+        if (
+            active is not None
+            and active.task is not None
+            and (params.get("turnId") in (None, active.turn["id"]))
+        ):
+            active.task.cancel()
+            await asyncio.gather(active.task, return_exceptions=True)
+        return {}
+
+    async def compact_start(self, params: Any) -> Any:
+        thread = self.server.loaded_thread(params)
+        turn = self._new_turn()
+        active = ActiveTurn(turn=turn)
+        thread.active = active
+        active.task = asyncio.ensure_future(self._run_compaction(thread, active))
+        return dict(self.server.wire.template("compact_start"))
+
+    # ----- running -------------------------------------------------------------------
+
+    def _new_turn(self) -> dict[str, Any]:
+        return {
+            "id": new_id(),
+            "status": "inProgress",
+            "items": [],
+            "error": None,
+            "started_at": None,
+            "completed_at": None,
+            "duration_ms": None,
+        }
+
+    def _begin(self, thread: LoadedThread, turn: dict[str, Any]) -> float:
+        wire, server = self.server.wire, self.server
+        turn["started_at"] = now_s()
+        server.notify(
+            "thread/status/changed", {"threadId": thread.id, "status": wire.status("active")}
+        )
+        server.notify(
+            "turn/started", {"threadId": thread.id, "turn": wire.turn(turn, with_items=False)}
+        )
+        return time.monotonic()
+
+    def _item(self, thread: LoadedThread, turn: dict[str, Any], item: dict[str, Any]) -> None:
+        wire, server = self.server.wire, self.server
+        item["started_ms"] = now_ms()
+        server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
+        item["completed_ms"] = now_ms()
+        server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
+
+    async def _ask(self, thread: LoadedThread, body: dict[str, Any]) -> ModelAnswer:
+        assert self.server.session is not None
+        return await stream_response(self.server.session, self.server.provider.base_url, body)
+
+    def _body(self, thread: LoadedThread, history: list[dict[str, Any]]) -> dict[str, Any]:
+        return request_body(
+            self.server.profile,
+            model=thread.record["model"],
+            thread_id=thread.id,
+            base=thread.base,
+            history=history,
+        )
+
+    async def _run_turn(
+        self, thread: LoadedThread, active: ActiveTurn, text: str, hang: bool
+    ) -> None:
+        turn, record = active.turn, thread.record
+        started = self._begin(thread, turn)
+        usage = (0, 0)
+        try:
+            pending = [text]
+            while pending:
+                for user_text in pending:
+                    if not record["has_initial_context"]:
+                        record["history"] += initial_context(
+                            self.server.profile, thread.developer, record["cwd"]
+                        )
+                        record["has_initial_context"] = True
+                    record["history"].append({"kind": "user", "item": message("user", user_text)})
+                    record["preview"] = record["preview"] or user_text
+                    self._item(
+                        thread, turn, {"type": "userMessage", "id": new_id(), "text": user_text}
+                    )
+                if hang:
+                    await asyncio.Event().wait()  # scripted: the turn never completes
+                answer = await self._ask(thread, self._body(thread, record["history"]))
+                usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
+                for reply in answer.texts:
+                    record["history"].append(
+                        {"kind": "assistant", "item": message("assistant", reply)}
+                    )
+                    item = {"type": "agentMessage", "id": new_id(), "text": reply}
+                    turn["items"].append(item)
+                    self._item(thread, turn, item)
+                # Input steered into the turn while the model answered goes in a follow-up.
+                pending, active.steered = active.steered, []
+            turn["status"] = "completed"
+        except asyncio.CancelledError:
+            turn["status"] = "interrupted"
+        except ProviderError as error:
+            turn["status"] = "failed"
+            turn["error"] = {
+                "message": str(error),
+                "codexErrorInfo": None,
+                "additionalDetails": None,
+            }
+        self._finish(thread, active, started, usage)
+
+    async def _run_compaction(self, thread: LoadedThread, active: ActiveTurn) -> None:
+        turn, record, profile = active.turn, thread.record, self.server.profile
+        started = self._begin(thread, turn)
+        item: dict[str, Any] = {"type": "contextCompaction", "id": new_id()}
+        item["started_ms"] = now_ms()
+        wire, server = self.server.wire, self.server
+        server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
+        usage = (0, 0)
+        try:
+            prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
+            answer = await self._ask(thread, self._body(thread, [*record["history"], prompt]))
+            usage = (answer.input_tokens, answer.output_tokens)
+            record["history"], record["has_initial_context"] = compacted_history(
+                profile, record["history"], "\n".join(answer.texts), thread.developer, record["cwd"]
+            )
+            turn["status"] = "completed"
+        except asyncio.CancelledError:
+            turn["status"] = "interrupted"
+        except ProviderError as error:
+            turn["status"] = "failed"
+            turn["error"] = {
+                "message": str(error),
+                "codexErrorInfo": None,
+                "additionalDetails": None,
+            }
+        item["completed_ms"] = now_ms()
+        server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
+        self._finish(thread, active, started, usage)
+
+    def _finish(
+        self, thread: LoadedThread, active: ActiveTurn, started: float, usage: tuple[int, int]
+    ) -> None:
+        wire, server, turn = self.server.wire, self.server, active.turn
+        turn["completed_at"] = now_s()
+        turn["duration_ms"] = int((time.monotonic() - started) * 1000)
+        record = thread.record
+        record["turns"].append(turn)
+        record["updated_at"] = now_s()
+        server.store.save(record)
+        if thread.active is active:
+            thread.active = None
+        server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
+        server.notify(
+            "thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")}
+        )
+        server.notify(
+            "turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, with_items=True)}
+        )

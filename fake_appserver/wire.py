@@ -1,0 +1,155 @@
+"""Objects shaped like the imitated version's: real templates with our values filled in.
+
+Only keys the template has are set, so a field a version does not know never appears.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import uuid
+from typing import Any
+
+from fake_appserver.profile import Profile
+
+
+def now_s() -> int:
+    return int(time.time())
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_id() -> str:
+    """A time-ordered UUID like upstream's v7 ids (our own encoding: time, then random)."""
+    millis = now_ms()
+    random_bits = uuid.uuid4().int & ((1 << 80) - 1)
+    value = (millis << 80) | random_bits
+    value = (value & ~(0xF << 76)) | (0x7 << 76)  # version 7
+    value = (value & ~(0x3 << 62)) | (0x2 << 62)  # RFC 4122 variant
+    return str(uuid.UUID(int=value))
+
+
+def _fill(template: Any, values: dict[str, Any]) -> Any:
+    filled = copy.deepcopy(template)
+    for key, value in values.items():
+        if key in filled:
+            filled[key] = value
+    return filled
+
+
+class Wire:
+    """Builds protocol objects for one profile."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+
+    def template(self, name: str) -> Any:
+        return self.profile.template(name)
+
+    @property
+    def stamps_notifications(self) -> bool:
+        return bool(self.profile.wire["templates"].get("notifications_carry_emitted_at_ms"))
+
+    def thread(self, record: dict[str, Any], *, status: str, turns: list[Any]) -> Any:
+        cwd = record["cwd"]
+        thread = _fill(
+            self.template("thread"),
+            {
+                "id": record["id"],
+                "sessionId": record["id"],
+                "cwd": cwd,
+                "preview": record["preview"],
+                "createdAt": record["created_at"],
+                "updatedAt": record["updated_at"],
+                "recencyAt": record["updated_at"],
+                "status": self.status(status),
+                "path": record["path"],
+                "turns": turns,
+                "model": record["model"],
+                "modelProvider": record["provider_id"],
+                "cliVersion": self.profile.version,
+                "originator": record["originator"],
+            },
+        )
+        if "environments" in thread:
+            thread["environments"] = [
+                {"environmentId": "local", "cwd": cwd, "runtimeWorkspaceRoots": [cwd]}
+            ]
+        return thread
+
+    def thread_response(self, template_name: str, thread: Any, record: dict[str, Any]) -> Any:
+        return _fill(
+            self.template(template_name),
+            {
+                "thread": thread,
+                "cwd": record["cwd"],
+                "model": record["model"],
+                "modelProvider": record["provider_id"],
+                "runtimeWorkspaceRoots": [record["cwd"]],
+            },
+        )
+
+    def status(self, kind: str) -> Any:
+        return copy.deepcopy(self.template(f"status_{kind}"))
+
+    def turn(self, turn: dict[str, Any], *, with_items: bool) -> Any:
+        base = self.template("turn_start")["turn"]
+        items = [self.item(i) for i in turn["items"]] if with_items else []
+        return _fill(
+            base,
+            {
+                "id": turn["id"],
+                "rootTurnId": turn["id"],
+                "status": turn["status"],
+                "items": items,
+                "itemsView": "summary" if with_items else "notLoaded",
+                "error": turn.get("error"),
+                "startedAt": turn.get("started_at"),
+                "completedAt": turn.get("completed_at"),
+                "durationMs": turn.get("duration_ms"),
+            },
+        )
+
+    def item(self, item: dict[str, Any]) -> Any:
+        kind = item["type"]
+        values: dict[str, Any] = {
+            "id": item["id"],
+            "startedAtMs": item.get("started_ms"),
+            "completedAtMs": item.get("completed_ms"),
+        }
+        if kind == "userMessage":
+            values["content"] = [{"type": "text", "text": item["text"], "text_elements": []}]
+        elif kind == "agentMessage":
+            values["text"] = item["text"]
+        return _fill(self.template(f"item_{kind}"), values)
+
+    def item_params(self, phase: str, item: dict[str, Any], thread_id: str, turn_id: str) -> Any:
+        stamp = item.get("started_ms") if phase == "started" else item.get("completed_ms")
+        return _fill(
+            self.template(f"item_{phase}_params"),
+            {
+                "item": self.item(item),
+                "threadId": thread_id,
+                "turnId": turn_id,
+                "startedAtMs": stamp,
+                "completedAtMs": stamp,
+                "contentTokenCount": None,
+            },
+        )
+
+    def token_usage(
+        self, thread_id: str, turn_id: str, input_tokens: int, output_tokens: int
+    ) -> Any:
+        params = copy.deepcopy(self.template("thread_tokenUsage_updated"))
+        params["threadId"], params["turnId"] = thread_id, turn_id
+        usage = params["tokenUsage"]
+        for window in ("total", "last"):
+            if window in usage:
+                for key in list(usage[window]):
+                    usage[window][key] = 0
+                usage[window]["inputTokens"] = input_tokens
+                usage[window]["outputTokens"] = output_tokens
+                usage[window]["totalTokens"] = input_tokens + output_tokens
+        return params

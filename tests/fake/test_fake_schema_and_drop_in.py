@@ -1,0 +1,102 @@
+"""Every message the fake sends fits the imitated version's real schema, and the fake
+stands in for the real binary in a program written for the real one."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_appserver.launcher import write_launcher
+from fake_appserver.profile import available_versions
+from harness.codex import MessageValidator, ensure_schema, install, validate_transcript
+from harness.codex.appserver import open_app_server
+from harness.jsonrpc import ServerError
+from probes.homes import IsolatedHome
+from probes.wiretap import Reply, Wiretap
+from tests.fake.conftest import FakeSession, text_input
+
+pytestmark = pytest.mark.real
+
+
+@pytest.mark.parametrize("profile", available_versions())
+async def test_every_message_of_a_full_scenario_fits_the_real_schema(
+    fake: FakeSession,
+    profile: str,
+) -> None:
+    client = await fake.start(profile)
+    cwd = str(fake.home.workdir)
+    thread_id = (
+        await client.request(
+            "thread/start", {"cwd": cwd, "baseInstructions": "B", "developerInstructions": "D"}
+        )
+    )["thread"]["id"]
+    await fake.turn(client, thread_id, "one")
+    fake.tap.queue_replies(Reply(text="slow", delay_s=0.5))
+    turn = (
+        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("two")]})
+    )["turn"]
+    await client.request(
+        "turn/steer",
+        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": [text_input("steer")]},
+    )
+    await client.wait_for_notification("turn/completed", timeout=10)
+    await client.request("thread/compact/start", {"threadId": thread_id})
+    await client.wait_for_notification("turn/completed", timeout=10)
+    fake.tap.queue_replies(Reply(text="slower", delay_s=2.0))
+    turn = (
+        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("three")]})
+    )["turn"]
+    await client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn["id"]})
+    interrupted = await client.wait_for_notification("turn/completed", timeout=10)
+    assert interrupted.params["turn"]["status"] == "interrupted"
+    await client.request("thread/resume", {"threadId": thread_id, "baseInstructions": "B2"})
+    await client.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    await client.request("thread/loaded/list", {})
+    await client.request("model/list", {})
+    for bad in ("not-a-uuid", "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"):
+        with pytest.raises(ServerError):
+            await client.request("thread/resume", {"threadId": bad})
+    await client.request("thread/unsubscribe", {"threadId": thread_id})
+    validator = MessageValidator(ensure_schema(install(profile)))
+    violations = validate_transcript(validator, fake.transcript.entries)
+    assert [str(v) for v in violations] == []
+
+
+async def start_turn_resume(binary: Path, tmp: Path) -> dict[str, Any]:
+    """A program written for the real codex binary: start, turn, restart, resume."""
+    async with Wiretap() as tap:
+        with IsolatedHome(tap.base_url, parent_dir=tmp) as home:
+            seen: dict[str, Any] = {}
+            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir)
+            async with client:
+                started = await client.request("thread/start", {"cwd": str(home.workdir)})
+                thread_id = started["thread"]["id"]
+                await client.request(
+                    "turn/start", {"threadId": thread_id, "input": [text_input("hi")]}
+                )
+                done = await client.wait_for_notification("turn/completed", timeout=30)
+                seen["turn_status"] = done.params["turn"]["status"]
+                seen["start_keys"] = sorted(started)
+            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir)
+            async with client:
+                resumed = await client.request("thread/resume", {"threadId": thread_id})
+                seen["resumed_turns"] = len(resumed["thread"]["turns"])
+                seen["resume_keys"] = sorted(resumed)
+                with contextlib.suppress(ServerError):
+                    await client.request("thread/unsubscribe", {"threadId": thread_id})
+            seen["model_requests"] = len(tap.model_requests())
+    return seen
+
+
+async def test_a_program_written_for_the_real_binary_runs_unchanged_on_the_fake(
+    tmp_path: Path,
+    default_codex: Any,
+) -> None:
+    real = await start_turn_resume(default_codex.binary, tmp_path)
+    fake_binary = write_launcher(tmp_path / "fake-bin", profile=default_codex.version)
+    fake = await start_turn_resume(fake_binary, tmp_path)
+    assert real == fake
+    assert fake["turn_status"] == "completed" and fake["resumed_turns"] == 1
