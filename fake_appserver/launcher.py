@@ -6,6 +6,7 @@ script by being given this file as BINARY, without knowing the difference.
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -19,6 +20,9 @@ def write_launcher(folder: Path, *, profile: str, script: Path | None = None) ->
         options += ["--script", str(script.resolve())]
     command = shlex.join([sys.executable, "-m", "fake_appserver", *options])
     launcher = folder / "codex"
-    launcher.write_text(f'#!/bin/sh\nexec {command} "$@"\n', encoding="utf-8")
-    launcher.chmod(0o755)
+    # Written aside and renamed: another process may be running the launcher right now.
+    staging = folder / f".codex.{os.getpid()}"
+    staging.write_text(f'#!/bin/sh\nexec {command} "$@"\n', encoding="utf-8")
+    staging.chmod(0o755)
+    os.replace(staging, launcher)
     return launcher
