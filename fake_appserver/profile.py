@@ -70,6 +70,8 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "cold_resume_base",
                 "cold_resume_developer",
                 "compaction",
+                "unsubscribe",
+                "steer_while_answering",
             ],
             "properties": {
                 "base_placement": _entry(
@@ -82,6 +84,10 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "loaded_resume": _entry({"enum": ["ignores_instructions", "applies_instructions"]}),
                 "cold_resume_base": _entry({"enum": ["param_else_original", "original"]}),
                 "cold_resume_developer": _entry({"enum": ["param_on_reinjection", "original"]}),
+                "unsubscribe": _entry({"enum": ["closes_thread", "stays_listed_until_resume"]}),
+                "steer_while_answering": _entry(
+                    {"enum": ["keeps_answer_then_follow_up", "abandons_answer_and_restarts"]}
+                ),
                 "compaction": _entry(
                     {
                         "type": "object",

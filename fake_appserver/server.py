@@ -246,6 +246,22 @@ class FakeAppServer:
     async def thread_resume(self, params: Any) -> Any:
         thread_id = self._checked_thread_id(params)
         loaded = self.loaded.get(thread_id)
+        if loaded is not None and loaded.unsubscribed:
+            # Measured on 0.171.0: an unsubscribed thread is unloaded when resumed.
+            del self.loaded[thread_id]
+            loaded = None
+            self.notify(
+                "thread/status/changed",
+                {"threadId": thread_id, "status": self.wire.status("notLoaded")},
+            )
+            self.spawn(
+                self._after(
+                    lambda: self.notify(
+                        "thread/status/changed",
+                        {"threadId": thread_id, "status": self.wire.status("idle")},
+                    )
+                )
+            )
         if loaded is None:
             record = self.store.load(thread_id)
             if record is None:
@@ -309,12 +325,26 @@ class FakeAppServer:
 
     async def thread_unsubscribe(self, params: Any) -> Any:
         thread_id = str(params.get("threadId", ""))
-        thread = self.loaded.pop(thread_id, None)
-        if thread is not None and thread.active and thread.active.task:
-            thread.active.task.cancel()
+        thread = self.loaded.get(thread_id)
         template = dict(self.wire.template("unsubscribe"))
         template["status"] = "unsubscribed" if thread is not None else "notLoaded"
+        if thread is None:
+            return template
+        if thread.active and thread.active.task:
+            thread.active.task.cancel()
+        if self.profile.behaviour("unsubscribe") == "closes_thread":
+            del self.loaded[thread_id]
+            self.spawn(self._after(lambda: self._announce_closed(thread_id)))
+        else:
+            thread.unsubscribed = True
         return template
+
+    def _announce_closed(self, thread_id: str) -> None:
+        self.notify(
+            "thread/status/changed",
+            {"threadId": thread_id, "status": self.wire.status("notLoaded")},
+        )
+        self.notify("thread/closed", {"threadId": thread_id})
 
     async def thread_loaded_list(self, params: Any) -> Any:
         return {"data": sorted(self.loaded), "nextCursor": None}

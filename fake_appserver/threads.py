@@ -20,6 +20,8 @@ class ActiveTurn:
     turn: dict[str, Any]
     task: asyncio.Task[None] | None = None
     steered: list[str] = field(default_factory=list)
+    # Set when input is steered in, so a model request in flight can be abandoned.
+    steer_arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass
@@ -28,6 +30,8 @@ class LoadedThread:
     base: str | None
     developer: str | None
     active: ActiveTurn | None = None
+    # Unsubscribed but still listed as loaded (0.171.0); the next resume unloads it.
+    unsubscribed: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property

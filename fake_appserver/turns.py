@@ -65,6 +65,7 @@ class TurnRunner:
             for part in params.get("input") or []
             if part.get("type") == "text"
         )
+        active.steer_arrived.set()
         return {"turnId": active.turn["id"]}
 
     async def turn_interrupt(self, params: Any) -> Any:
@@ -122,6 +123,26 @@ class TurnRunner:
         assert self.server.session is not None
         return await stream_response(self.server.session, self.server.provider.base_url, body)
 
+    async def _ask_unless_steered(
+        self, thread: LoadedThread, active: ActiveTurn
+    ) -> ModelAnswer | None:
+        """The model's answer, or None if steered input abandoned it (profile's choice)."""
+        body = self._body(thread, thread.record["history"])
+        if self.server.profile.behaviour("steer_while_answering") != "abandons_answer_and_restarts":
+            return await self._ask(thread, body)
+        active.steer_arrived.clear()
+        asking = asyncio.ensure_future(self._ask(thread, body))
+        steered = asyncio.ensure_future(active.steer_arrived.wait())
+        try:
+            await asyncio.wait({asking, steered}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            steered.cancel()
+        if asking.done():
+            return asking.result()
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+        return None
+
     def _body(self, thread: LoadedThread, history: list[dict[str, Any]]) -> dict[str, Any]:
         return request_body(
             self.server.profile,
@@ -153,7 +174,11 @@ class TurnRunner:
                     )
                 if hang:
                     await asyncio.Event().wait()  # scripted: the turn never completes
-                answer = await self._ask(thread, self._body(thread, record["history"]))
+                answer = await self._ask_unless_steered(thread, active)
+                if answer is None:
+                    # The pending answer is dropped; ask again with the steered input.
+                    pending, active.steered = active.steered, []
+                    continue
                 usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
                 for reply in answer.texts:
                     record["history"].append(
@@ -201,12 +226,20 @@ class TurnRunner:
                 "codexErrorInfo": None,
                 "additionalDetails": None,
             }
+        # Upstream reports the compaction's token usage before the item completes.
+        server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
         server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
-        self._finish(thread, active, started, usage)
+        if profile.behaviour("compaction")["notifies_thread_compacted"]:
+            server.notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
+        self._finish(thread, active, started, usage=None)
 
     def _finish(
-        self, thread: LoadedThread, active: ActiveTurn, started: float, usage: tuple[int, int]
+        self,
+        thread: LoadedThread,
+        active: ActiveTurn,
+        started: float,
+        usage: tuple[int, int] | None,
     ) -> None:
         wire, server, turn = self.server.wire, self.server, active.turn
         turn["completed_at"] = now_s()
@@ -217,7 +250,10 @@ class TurnRunner:
         server.store.save(record)
         if thread.active is active:
             thread.active = None
-        server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
+        if usage is not None:
+            server.notify(
+                "thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage)
+            )
         server.notify(
             "thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")}
         )

@@ -81,5 +81,3 @@ async def fake(tmp_path: Path) -> AsyncIterator[FakeSession]:
                 for client in session.clients:
                     with contextlib.suppress(Exception):
                         await client.close(grace=1.0)
-
-
