@@ -21,21 +21,22 @@ from probes.toml_writer import TomlValue
 
 DEFAULT_PROVIDER_ID = "mock"
 DEFAULT_PROVIDER_NAME = "mock"
-# codex routes compaction to the remote endpoint for a provider *named* "OpenAI".
+# codex takes its remote-compaction path only for a provider *named* "OpenAI"
+# (0.120: POST .../responses/compact; 0.171: a streamed `compaction_trigger`).
 OPENAI_PROVIDER_NAME = "OpenAI"
 DEFAULT_MODEL = "mock-model"
 
-# Settings that stop codex from reaching the network on its own (update checks,
-# telemetry, remote model lists, plugin/app sync). Which of these each version
-# honours was measured with strace: see docs/observations/.
+# Settings that stop codex from reaching the network on its own. Measured with
+# strace on 0.120.0 and 0.171.0 (docs/observations/): `features.plugins = false`
+# alone stops every lookup codex made unprompted (api.github.com, chatgpt.com).
+# The others switch off features `codex features list` shows as on by default and
+# that talk to OpenAI services; codex ignores keys it does not know, silently.
 NETWORK_QUIET_SETTINGS: dict[str, TomlValue] = {
     "check_for_update_on_startup": False,
     "analytics": {"enabled": False},
-    "feedback": {"enabled": False},
-    "otel": {"exporter": "none", "trace_exporter": "none", "metrics_exporter": "none"},
     "features": {
-        "remote_models": False,
         "plugins": False,
+        "remote_plugin": False,
         "apps": False,
         "tool_suggest": False,
     },

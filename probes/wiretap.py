@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gzip
 import json
 import socket
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -87,9 +85,9 @@ class CapturedRequest:
         if not self.is_model_request or not isinstance(self.body, dict):
             return False
         items = self.body.get("input")
-        return isinstance(items, list) and bool(items) and _item_type(items[-1]) == (
-            "compaction_trigger"
-        )
+        if not isinstance(items, list) or not items:
+            return False
+        return bool(_item_type(items[-1]) == "compaction_trigger")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,16 +151,6 @@ def response_events(
     ]
 
 
-def _decode_body(raw: bytes, encoding: str) -> bytes | None:
-    if not encoding or encoding == "identity":
-        return raw
-    if encoding == "gzip":
-        return gzip.decompress(raw)
-    if encoding == "deflate":
-        return zlib.decompress(raw)
-    return None  # e.g. zstd: not in the stdlib; kept undecoded
-
-
 def _error_body(message: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "wiretap_scripted_error", "code": None}}
 
@@ -194,6 +182,8 @@ class Wiretap:
         self._runner: web.AppRunner | None = None
         self._sock: socket.socket | None = None
         self._response_count = 0
+        # Indices of requests whose answer codex hung up on before it was complete.
+        self.abandoned: list[int] = []
 
     # -- lifecycle ------------------------------------------------------------
     async def __aenter__(self) -> Self:
@@ -293,7 +283,9 @@ class Wiretap:
                 return web.json_response(
                     _error_body("scripted compaction error"), status=self.compaction_status
                 )
-            return await self._stream(request, self._compaction_items(captured), Reply())
+            return await self._stream(
+                request, captured.index, self._compaction_items(captured), Reply()
+            )
         if captured.is_model_request:
             reply = self._next_reply(captured)
             if reply.delay_s > 0:
@@ -303,7 +295,7 @@ class Wiretap:
             if reply.status != 200:
                 return web.json_response(_error_body(reply.error_message), status=reply.status)
             item = assistant_message(f"msg_wiretap_{captured.index}", reply.text)
-            return await self._stream(request, [item], reply)
+            return await self._stream(request, captured.index, [item], reply)
         return web.json_response(
             {
                 "error": {
@@ -315,14 +307,15 @@ class Wiretap:
         )
 
     async def _capture(self, request: web.Request) -> CapturedRequest:
-        raw = await request.read()
-        decoded = _decode_body(raw, request.headers.get("Content-Encoding", "").lower())
+        # aiohttp undoes Content-Encoding (gzip, deflate, and more when available).
+        try:
+            raw = await request.read()
+        except web.HTTPException as error:
+            raw = f"<body not readable: {error.reason}>".encode()
         body: Any = None
         body_text: str | None = None
-        if decoded is None:
-            body_text = f"<{len(raw)} bytes, content-encoding not decoded>"
-        elif decoded:
-            body_text = decoded.decode("utf-8", errors="replace")
+        if raw:
+            body_text = raw.decode("utf-8", errors="replace")
             try:
                 body = json.loads(body_text)
             except ValueError:
@@ -356,19 +349,24 @@ class Wiretap:
         return [{"type": "compaction", "encrypted_content": summary}]
 
     async def _stream(
-        self, request: web.Request, items: list[dict[str, Any]], reply: Reply
+        self, request: web.Request, index: int, items: list[dict[str, Any]], reply: Reply
     ) -> web.StreamResponse:
         self._response_count += 1
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
-        await response.prepare(request)
         events = response_events(
             f"resp_{self._response_count}", items, reply.input_tokens, reply.output_tokens
         )
-        for event in events:
-            await response.write(sse_event(event))
-        await response.write_eof()
+        try:
+            await response.prepare(request)
+            for event in events:
+                await response.write(sse_event(event))
+            await response.write_eof()
+        except ConnectionResetError:
+            # codex dropped the request before the answer was out (0.171 does this
+            # when a turn is steered while a held-back answer is pending).
+            self.abandoned.append(index)
         return response
 
 
