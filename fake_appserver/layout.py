@@ -49,6 +49,17 @@ def initial_context(profile: Profile, developer: str | None, cwd: str) -> list[H
     ]
 
 
+# codex offers its tools on every turn request and none on a compaction request. The fake
+# runs no tools, but offers one that does nothing, so the requests have the same shape.
+PLACEHOLDER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "name": "fake_codex_noop",
+    "description": "Does nothing: it gives fake-codex requests the shape of codex requests.",
+    "strict": False,
+    "parameters": {"type": "object", "properties": {}},
+}
+
+
 def request_body(
     profile: Profile,
     *,
@@ -56,6 +67,7 @@ def request_body(
     thread_id: str,
     base: str | None,
     history: list[HistoryEntry],
+    offer_tools: bool = True,
 ) -> dict[str, Any]:
     base_text = profile.text("default_prompt") if base is None else base
     prefix: list[dict[str, Any]] = []
@@ -68,7 +80,7 @@ def request_body(
     body.update(
         {
             "input": prefix + [entry["item"] for entry in history],
-            "tools": [],  # the fake runs no tools, so it offers none
+            "tools": [PLACEHOLDER_TOOL] if offer_tools else [],
             "tool_choice": "auto",
             "parallel_tool_calls": False,
             "store": False,

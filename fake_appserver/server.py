@@ -254,14 +254,6 @@ class FakeAppServer:
                 "thread/status/changed",
                 {"threadId": thread_id, "status": self.wire.status("notLoaded")},
             )
-            self.spawn(
-                self._after(
-                    lambda: self.notify(
-                        "thread/status/changed",
-                        {"threadId": thread_id, "status": self.wire.status("idle")},
-                    )
-                )
-            )
         if loaded is None:
             record = self.store.load(thread_id)
             if record is None:
@@ -279,6 +271,15 @@ class FakeAppServer:
                 developer = params.get("developerInstructions") or None
             loaded = LoadedThread(record=record, base=base, developer=developer)
             self.loaded[thread_id] = loaded
+            # Measured on both versions: loading a thread from disk reports it idle.
+            self.spawn(
+                self._after(
+                    lambda: self.notify(
+                        "thread/status/changed",
+                        {"threadId": thread_id, "status": self.wire.status("idle")},
+                    )
+                )
+            )
         elif self.profile.behaviour("loaded_resume") == "applies_instructions":
             if params.get("baseInstructions") is not None:
                 loaded.base = normalize_base(self.profile, params["baseInstructions"], True)

@@ -143,13 +143,17 @@ class TurnRunner:
         await asyncio.gather(asking, return_exceptions=True)
         return None
 
-    def _body(self, thread: LoadedThread, history: list[dict[str, Any]]) -> dict[str, Any]:
+    def _body(
+        self, thread: LoadedThread, history: list[dict[str, Any]], *, compaction: bool = False
+    ) -> dict[str, Any]:
+        profile = self.server.profile
         return request_body(
-            self.server.profile,
+            profile,
             model=thread.record["model"],
             thread_id=thread.id,
             base=thread.base,
             history=history,
+            offer_tools=not compaction or profile.behaviour("compaction")["tools"],
         )
 
     async def _run_turn(
@@ -211,7 +215,9 @@ class TurnRunner:
         usage = (0, 0)
         try:
             prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
-            answer = await self._ask(thread, self._body(thread, [*record["history"], prompt]))
+            answer = await self._ask(
+                thread, self._body(thread, [*record["history"], prompt], compaction=True)
+            )
             usage = (answer.input_tokens, answer.output_tokens)
             record["history"], record["has_initial_context"] = compacted_history(
                 profile, record["history"], "\n".join(answer.texts), thread.developer, record["cwd"]
