@@ -1,0 +1,73 @@
+"""The reference CodexAppServerDriver (spec 4.6, 4.7) and its sandbox mapping."""
+
+from harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
+from harness.driver.inbox import ContinuationInbox, HeldMessage
+from harness.driver.params import (
+    TurnRequest,
+    start_turn_params,
+    steer_turn_params,
+    thread_resume_params,
+    thread_start_params,
+)
+from harness.driver.records import (
+    Delivery,
+    DeliveryOutcomeUnknown,
+    DeliveryStatus,
+    DriverError,
+    FallbackReason,
+    InitialThread,
+    Outcome,
+    PrepareFailed,
+    PreparePath,
+    SentRequest,
+    UnexpectedAnswer,
+)
+from harness.driver.refusals import SteerRefusal, ThreadRefusal, steer_refusal, thread_refusal
+from harness.driver.sandbox import (
+    APPROVAL_POLICY,
+    PermissionMode,
+    SandboxConfigError,
+    SandboxSettings,
+    UnknownPermissionModeError,
+    parse_permission_mode,
+    sandbox_settings,
+)
+from harness.driver.session import DEFAULT_TURN_TIMEOUT, SessionResult, run_session, settle
+
+__all__ = [
+    "APPROVAL_POLICY",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_TURN_TIMEOUT",
+    "CodexAppServerDriver",
+    "ContinuationInbox",
+    "Delivery",
+    "DeliveryOutcomeUnknown",
+    "DeliveryStatus",
+    "DriverError",
+    "FallbackReason",
+    "HeldMessage",
+    "InitialThread",
+    "Outcome",
+    "PermissionMode",
+    "PrepareFailed",
+    "PreparePath",
+    "SandboxConfigError",
+    "SandboxSettings",
+    "SentRequest",
+    "SessionResult",
+    "SteerRefusal",
+    "ThreadRefusal",
+    "TurnRequest",
+    "UnexpectedAnswer",
+    "UnknownPermissionModeError",
+    "parse_permission_mode",
+    "run_session",
+    "sandbox_settings",
+    "settle",
+    "start_turn_params",
+    "steer_refusal",
+    "steer_turn_params",
+    "thread_refusal",
+    "thread_resume_params",
+    "thread_start_params",
+]

@@ -1,0 +1,80 @@
+"""Reading the app-server's explicit refusals: which ones mean "invalid or not found".
+
+Only a `ServerError` is a refusal (the outcome is known); a transport failure never
+is. The answers below were measured on codex-cli 0.171.0 (JSON-RPC code -32600,
+INVALID_REQUEST, for all of them; `data` null):
+
+  thread/resume, unknown id     "no rollout found for thread id <id>"
+    (also a thread started in an earlier process that never had a turn)
+  thread/resume, malformed id   "invalid session id: <uuid parse error>"
+  turn/start|turn/steer, unknown id    "thread not found: <id>"
+  turn/start|turn/steer, malformed id  "invalid thread id: <uuid parse error>"
+  turn/steer, turn already over        "no active turn to steer"
+  turn/steer, another turn active      "expected active turn id `<x>` but found `<y>`"
+  turn/steer, review/compact turn      "cannot steer a review turn" / "... compact turn"
+
+The same code carries unrelated refusals (e.g. "Invalid request: unknown variant
+`bogus` ..." for a bad sandbox), so a match needs the code and the message.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from harness.jsonrpc import ServerError
+
+INVALID_REQUEST = -32600
+
+_THREAD_MISSING = (
+    re.compile(r"^no rollout found for thread id "),
+    re.compile(r"^thread not found: "),
+)
+_THREAD_ID_INVALID = (
+    re.compile(r"^invalid session id: "),
+    re.compile(r"^invalid thread id: "),
+)
+_NO_ACTIVE_TURN = re.compile(r"^no active turn to steer$")
+_TURN_MISMATCH = re.compile(r"^expected active turn id `[^`]*` but found `([^`]*)`$")
+_NOT_STEERABLE = re.compile(r"^cannot steer a \w+ turn$")
+
+
+class ThreadRefusal(StrEnum):
+    NOT_FOUND = "not_found"
+    INVALID = "invalid"
+
+
+class SteerRefusal(StrEnum):
+    NO_ACTIVE_TURN = "no_active_turn"  # the turn ended: start a new one now
+    OTHER_TURN_ACTIVE = "other_turn_active"  # hold the body until that turn is over
+    NOT_STEERABLE = "not_steerable"  # likewise
+
+
+def thread_refusal(error: ServerError) -> ThreadRefusal | None:
+    """NOT_FOUND / INVALID when the server explicitly said the thread id is unusable."""
+    if error.code != INVALID_REQUEST:
+        return None
+    if any(pattern.match(error.message) for pattern in _THREAD_MISSING):
+        return ThreadRefusal.NOT_FOUND
+    if any(pattern.match(error.message) for pattern in _THREAD_ID_INVALID):
+        return ThreadRefusal.INVALID
+    return None
+
+
+def steer_refusal(error: ServerError) -> SteerRefusal | None:
+    """Why a `turn/steer` was refused because of the turn (not the thread), if it was."""
+    if error.code != INVALID_REQUEST:
+        return None
+    if _NO_ACTIVE_TURN.match(error.message):
+        return SteerRefusal.NO_ACTIVE_TURN
+    if _TURN_MISMATCH.match(error.message):
+        return SteerRefusal.OTHER_TURN_ACTIVE
+    if _NOT_STEERABLE.match(error.message):
+        return SteerRefusal.NOT_STEERABLE
+    return None
+
+
+def other_active_turn(error: ServerError) -> str:
+    """The active turn a mismatch refusal names ("" when it names none)."""
+    found = _TURN_MISMATCH.match(error.message)
+    return found.group(1) if found else ""

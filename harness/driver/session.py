@@ -1,0 +1,94 @@
+"""One agent session end to end over one app-server process: spawn, prepare, settle, stop.
+
+`run_session` takes a StartConfig the dispatcher built (sources compiled, prompts
+chosen) and a binary (the real codex or the fake: same command line), and returns
+what happened. The process it starts is shut down before it returns or raises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.codex.appserver import open_app_server
+from harness.dispatcher import StartConfig
+from harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
+from harness.driver.records import Delivery, InitialThread
+from harness.driver.sandbox import sandbox_settings
+from harness.jsonrpc import Transcript
+
+DEFAULT_TURN_TIMEOUT = 120.0
+
+
+@dataclass
+class SessionResult:
+    initial: InitialThread
+    # turn/completed params of every turn waited for, in order.
+    completed_turns: list[dict[str, Any]] = field(default_factory=list)
+    # Held bodies delivered at a boundary while settling.
+    later_deliveries: list[Delivery] = field(default_factory=list)
+    returncode: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **self.initial.to_json(),
+            "completed_turns": [
+                {"id": turn.get("turn", {}).get("id"), "status": turn.get("turn", {}).get("status")}
+                for turn in self.completed_turns
+            ],
+            "later_deliveries": [delivery.to_json() for delivery in self.later_deliveries],
+            "returncode": self.returncode,
+        }
+
+
+async def settle(
+    driver: CodexAppServerDriver, thread_id: str, *, timeout: float
+) -> tuple[list[dict[str, Any]], list[Delivery]]:
+    """Wait until the thread has no active turn and nothing held, delivering held
+    bodies at each turn boundary. One deadline covers the whole wait."""
+    deadline = time.monotonic() + timeout
+    completed: list[dict[str, Any]] = []
+    delivered: list[Delivery] = []
+    while driver.active_turn(thread_id) is not None or driver.inbox.pending(thread_id):
+        if driver.active_turn(thread_id) is None:
+            delivered += await driver.deliver_held(thread_id)
+            continue
+        note = await driver.wait_for_turn_completed(
+            thread_id, timeout=max(deadline - time.monotonic(), 0.0)
+        )
+        completed.append(note.params)
+        delivered += await driver.deliver_held(thread_id)
+    return completed, delivered
+
+
+async def run_session(
+    binary: Path | str,
+    config: StartConfig,
+    *,
+    env: Mapping[str, str],
+    cwd: Path | None = None,
+    transcript: Transcript | None = None,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    turn_timeout: float = DEFAULT_TURN_TIMEOUT,
+) -> SessionResult:
+    """Spawn `binary app-server`, prepare the config's thread, wait for its turns to end.
+
+    Raises SandboxConfigError before spawning, PrepareFailed (with its record) when
+    preparing fails; the process is ended either way.
+    """
+    settings = sandbox_settings(config.permission_mode, config.work_dir)
+    client, _ = await open_app_server(
+        binary,
+        env=env,
+        cwd=cwd,
+        config_overrides=[settings.config_override],
+        transcript=transcript,
+    )
+    async with client:
+        driver = CodexAppServerDriver(client, request_timeout=request_timeout)
+        initial = await driver.prepare_initial_thread(config)
+        completed, later = await settle(driver, initial.thread_id, timeout=turn_timeout)
+    return SessionResult(initial, completed, later, client.returncode)

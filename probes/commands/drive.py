@@ -1,0 +1,220 @@
+"""`codex-probe drive`: one message through compiler, dispatcher and driver, on a backend.
+
+Compiles the sources, builds the StartConfig (event fresh_start without a session id,
+wake with one), starts the backend's app-server in an isolated home whose model
+provider is the wiretap, prepares the thread, delivers the message, waits for the
+turn to end, and prints what happened: the path (fresh, resume, fallback), the
+methods sent, the thread id and where the transcript is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fake_appserver.launcher import write_launcher
+from fake_appserver.profile import ProfileError, load_profile
+from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
+from harness.codex import install as install_codex
+from harness.compiler import CompileError, LifecycleEvent, Sources, SourcesError, load_sources
+from harness.dispatcher import StartConfig, build_start_config
+from harness.driver import (
+    DriverError,
+    PermissionMode,
+    PrepareFailed,
+    SandboxConfigError,
+    SessionResult,
+    parse_permission_mode,
+    run_session,
+)
+from harness.jsonrpc import JsonRpcError, Transcript
+from probes.homes import IsolatedHome
+from probes.wiretap import Wiretap
+
+USAGE_ERROR = 2
+FAILED = 1
+BACKENDS = ("real", "fake")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "drive",
+        help="deliver one message through the reference driver on a backend",
+        description="Compile the sources, prepare a thread on the backend's app-server "
+        "(fresh, or resume --session-id with at most one fallback) and deliver --message; "
+        "print the path taken, the methods sent, the thread id and the transcript.",
+    )
+    parser.add_argument("--backend", choices=BACKENDS, required=True)
+    parser.add_argument(
+        "--codex",
+        default=DEFAULT_CODEX_VERSION,
+        metavar="VERSION",
+        help="codex-cli version (real) or profile (fake)",
+    )
+    parser.add_argument(
+        "--sources",
+        type=Path,
+        metavar="DIR",
+        help="sources folder (default: the packaged default sources)",
+    )
+    parser.add_argument(
+        "--session-id",
+        default="",
+        metavar="ID",
+        help="thread id to resume (unknown ids take the fallback path)",
+    )
+    modes = "|".join(mode.value for mode in PermissionMode)
+    parser.add_argument(
+        "--permission-mode",
+        default="",
+        metavar=modes,
+        help="agent permissionMode (default: the sources' agent config)",
+    )
+    parser.add_argument("--message", required=True, help="the message to deliver")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("reports"),
+        help="output folder; the transcript goes under OUT/drive/",
+    )
+    parser.add_argument("--turn-timeout", type=float, default=120.0, metavar="SECONDS")
+    parser.add_argument("--json", action="store_true", help="print a JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        sources = load_sources(args.sources)
+        # Checked before anything is installed or spawned.
+        parse_permission_mode(args.permission_mode or sources.agent.permission_mode)
+    except (SourcesError, CompileError, SandboxConfigError) as error:
+        return _usage(error)
+    with tempfile.TemporaryDirectory(prefix="codex-probe-drive-") as scratch:
+        try:
+            binary = _backend_binary(args.backend, args.codex, Path(scratch))
+        except (ProfileError, UnknownVersionError) as error:
+            return _usage(error)
+        except (NpmError, InstallError) as error:
+            print(f"codex-probe drive: {error}", file=sys.stderr)
+            return FAILED
+        return _run_on(binary, sources, args)
+
+
+def _run_on(binary: Path, sources: Sources, args: argparse.Namespace) -> int:
+    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    name = f"transcript-{args.backend}-{args.codex}-{stamp}.jsonl"
+    transcript_path = (args.out / "drive" / name).resolve()
+    transcript_path.parent.mkdir(parents=True, exist_ok=True)
+    transcript_path.unlink(missing_ok=True)
+    report: dict[str, Any] = {
+        "backend": args.backend,
+        "codex": args.codex,
+        "transcript": str(transcript_path),
+    }
+    try:
+        result, model_requests = asyncio.run(
+            _drive(binary, sources, args, Transcript(path=transcript_path))
+        )
+    except SandboxConfigError as error:
+        return _usage(error)
+    except PrepareFailed as error:
+        report.update(error.record.to_json(), error=str(error))
+        _show(report, args.json, failed=True)
+        return FAILED
+    except (JsonRpcError, DriverError) as error:  # e.g. a turn that never ended
+        report.update(error=str(error))
+        _show(report, args.json, failed=True)
+        return FAILED
+    report.update(result.to_json(), model_requests=model_requests)
+    _show(report, args.json, failed=False)
+    return 0
+
+
+def _backend_binary(backend: str, version: str, scratch: Path) -> Path:
+    if backend == "real":
+        return install_codex(version).binary
+    load_profile(version)  # an unknown profile fails here, not inside the spawned fake
+    return write_launcher(scratch, profile=version)
+
+
+async def _drive(
+    binary: Path, sources: Sources, args: argparse.Namespace, transcript: Transcript
+) -> tuple[SessionResult, int]:
+    async with Wiretap() as tap:
+        with IsolatedHome(tap.base_url) as home:
+            config = _start_config(sources, args, str(home.workdir))
+            result = await run_session(
+                binary,
+                config,
+                env=home.env(),
+                cwd=home.workdir,
+                transcript=transcript,
+                turn_timeout=args.turn_timeout,
+            )
+        return result, len(tap.model_requests())
+
+
+def _start_config(sources: Sources, args: argparse.Namespace, work_dir: str) -> StartConfig:
+    # The dispatcher's resume policy is not consulted: the id given is the one to try.
+    event = LifecycleEvent.WAKE if args.session_id.strip() else LifecycleEvent.FRESH_START
+    return build_start_config(
+        sources,
+        event=event,
+        session_id=args.session_id,
+        message=args.message,
+        work_dir=work_dir,
+        permission_mode=args.permission_mode,
+    )
+
+
+def _usage(error: Exception) -> int:
+    print(f"codex-probe drive: {error}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def _show(report: dict[str, Any], as_json: bool, *, failed: bool) -> None:
+    if as_json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    print(f"backend: {report['backend']} (codex-cli {report['codex']})")
+    if "path" in report:
+        print(f"path: {report['path']}")
+        reason = report.get("fallback_reason")
+        if reason:
+            print(
+                f"fallback reason: {reason['method']} refused ({reason['code']}: "
+                f"{reason['message']})"
+            )
+        print(f"methods sent: {', '.join(report['methods']) or '(none)'}")
+        print(f"thread id: {report['thread_id'] or '(none)'}")
+        for request in report["requests"]:
+            if request["method"] == "thread/start":
+                print(f"thread/start params: {_summarize(request['params'])}")
+        delivery = report.get("delivery")
+        if delivery:
+            print(
+                f"delivery: {delivery['status']} via {delivery['method'] or '-'} "
+                f"(turn {delivery['turn_id'] or '-'})"
+            )
+    for turn in report.get("completed_turns", []):
+        print(f"turn {turn['id']}: {turn['status']}")
+    if "model_requests" in report:
+        print(f"model requests seen by the wiretap: {report['model_requests']}")
+    print(f"transcript: {report['transcript']}")
+    if failed:
+        print(f"codex-probe drive: FAILED: {report['error']}", file=sys.stderr)
+
+
+def _summarize(params: dict[str, Any]) -> str:
+    parts = []
+    for key, value in params.items():
+        shown = f"({len(value)} chars)" if key.endswith("Instructions") else json.dumps(value)
+        parts.append(f"{key}={shown}")
+    return ", ".join(parts)

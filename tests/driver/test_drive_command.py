@@ -1,0 +1,129 @@
+"""`codex-probe drive`: compiler -> dispatcher -> driver on a backend, reported."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.codex import Installation
+from harness.compiler import LifecycleEvent, load_sources
+from harness.dispatcher import build_start_config
+from harness.jsonrpc import read_transcript
+from probes.cli import main
+
+
+def drive(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["drive", *args, "--json"])
+    out = capsys.readouterr().out
+    return code, json.loads(out) if out.strip() else {}
+
+
+def assert_one_fallback_thread_with_compiled_instructions(
+    report: dict[str, Any], session_id: str
+) -> None:
+    compiled = build_start_config(
+        load_sources(None), event=LifecycleEvent.WAKE, session_id=session_id, message="hi"
+    )
+    assert report["path"] == "fallback"
+    assert report["methods"] == ["thread/resume", "thread/start", "turn/start"]
+    [thread_start] = [r["params"] for r in report["requests"] if r["method"] == "thread/start"]
+    assert thread_start["baseInstructions"] == compiled.base_instructions
+    assert thread_start["developerInstructions"] == compiled.developer_instructions
+    assert report["fallback_reason"]["message"] == f"no rollout found for thread id {session_id}"
+    assert report["delivery"]["status"] == "delivered"
+
+
+@pytest.mark.real
+def test_drive_real_codex_with_an_unknown_session_reports_one_fallback_thread_start(
+    default_codex: Installation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session_id = str(uuid.uuid4())
+    code, report = drive(
+        capsys,
+        "--backend",
+        "real",
+        "--codex",
+        default_codex.version,
+        "--session-id",
+        session_id,
+        "--message",
+        "hi",
+        "--out",
+        str(tmp_path),
+    )
+    assert code == 0
+    assert_one_fallback_thread_with_compiled_instructions(report, session_id)
+    assert report["thread_id"] not in ("", session_id)
+    assert report["model_requests"] == 1
+    sent = [
+        e.message.get("method")
+        for e in read_transcript(Path(report["transcript"]))
+        if e.direction == "send"
+    ]
+    assert sent == ["initialize", "initialized", "thread/resume", "thread/start", "turn/start"]
+
+
+def test_drive_on_the_fake_takes_the_same_fallback_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    session_id = str(uuid.uuid4())
+    code, report = drive(
+        capsys,
+        "--backend",
+        "fake",
+        "--session-id",
+        session_id,
+        "--message",
+        "hi",
+        "--out",
+        str(tmp_path),
+    )
+    assert code == 0
+    assert_one_fallback_thread_with_compiled_instructions(report, session_id)
+
+
+def test_drive_with_an_unknown_permission_mode_exits_2_before_starting_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "drive",
+            "--backend",
+            "real",
+            "--codex",
+            "0.0.0-never",
+            "--message",
+            "hi",
+            "--permission-mode",
+            "root",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    assert "unknown permissionMode 'root'" in capsys.readouterr().err
+    assert not (tmp_path / "drive").exists()
+
+
+def test_drive_on_the_fake_with_a_version_it_has_no_profile_for_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "drive",
+            "--backend",
+            "fake",
+            "--codex",
+            "0.0.1",
+            "--message",
+            "hi",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    assert "no profile for codex-cli 0.0.1" in capsys.readouterr().err
