@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -9,6 +11,12 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint"]
 
 PYTHON = "3.11"
+# Read from the package source so nox needs nothing installed to know it.
+DEFAULT_CODEX_VERSION = next(
+    line.split('"')[1]
+    for line in Path("harness/codex/versions.py").read_text(encoding="utf-8").splitlines()
+    if line.startswith("DEFAULT_CODEX_VERSION")
+)
 
 
 def install_project(session: nox.Session) -> None:
@@ -32,6 +40,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def probe(session: nox.Session) -> None:
-    """The main job: install the default codex-cli and check it (grows into the probe run)."""
+    """The main job: probe the default codex-cli (or the versions given after --)."""
     install_project(session)
-    session.run("codex-probe", "smoke", *session.posargs)
+    versions = session.posargs or [DEFAULT_CODEX_VERSION]
+    args = [arg for version in versions for arg in ("--codex", version)]
+    session.run("codex-probe", "probe", "--out", "reports", *args)

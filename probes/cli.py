@@ -18,7 +18,9 @@ COMMAND_MODULES = (
     "probes.commands.schema",
     "probes.commands.validate",
     "probes.commands.smoke",
+    "probes.commands.probe",
     "probes.commands.compile",
+    "probes.commands.drive",
 )
 
 USAGE_ERROR = 2

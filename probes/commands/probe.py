@@ -1,0 +1,113 @@
+"""`codex-probe probe`: run the live probes on codex-cli versions and write the verdict."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
+from harness.codex import install as install_codex
+from probes.assumptions import BY_ID
+from probes.findings import FIDELITY_ID_PREFIX
+from probes.scenarios import SCENARIOS
+
+SUITE = Path(__file__).resolve().parents[1] / "suite"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "probe",
+        help="run the live probes against real codex-cli versions",
+        description="Run every probe (or --only some) against each --codex version, on the "
+        "real codex-cli and, for fidelity, on the fake; write verdict.json and allure results "
+        "under --out and print the assumption-by-version table.",
+    )
+    parser.add_argument(
+        "--codex",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help=f"codex-cli version (repeatable; default {DEFAULT_CODEX_VERSION})",
+    )
+    parser.add_argument("--out", type=Path, default=Path("reports"), help="output folder")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this assumption id (repeatable)",
+    )
+    parser.add_argument(
+        "--no-fidelity", action="store_true", help="skip running the scenarios on the fake"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="parallel pytest workers (scenarios are independent)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    known = set(BY_ID) | {f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS}
+    unknown = [i for i in args.only if i not in known]
+    if unknown:
+        print(
+            f"codex-probe probe: unknown id(s) {', '.join(unknown)}; known: "
+            f"{', '.join(sorted(known))}",
+            file=sys.stderr,
+        )
+        return 2
+    versions = args.codex or [DEFAULT_CODEX_VERSION]
+    try:
+        for version in versions:
+            install_codex(version)  # fail fast, with the installer's one-line error
+    except (UnknownVersionError, NpmError, InstallError) as error:
+        print(f"codex-probe probe: {error}", file=sys.stderr)
+        return 2
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "verdict.json").unlink(missing_ok=True)
+    pytest_args = [
+        "-c",
+        str(SUITE / "pytest.ini"),
+        "--rootdir",
+        str(SUITE),
+        "-p",
+        "probes.suite.plugin",
+        "-p",
+        "no:cacheprovider",
+        "--alluredir",
+        str(out / "allure-results"),
+        "--clean-alluredir",
+        "--probe-out",
+        str(out),
+        "-v",
+        "--tb=line",
+        str(SUITE),
+    ]
+    for version in versions:
+        pytest_args += ["--codex", version]
+    for finding_id in args.only:
+        pytest_args += ["--only", finding_id]
+    if args.no_fidelity:
+        pytest_args.append("--no-fidelity")
+    if args.jobs > 1:
+        pytest_args += ["-n", str(args.jobs), "--dist", "loadgroup"]
+    status = pytest.main(pytest_args)
+    verdict_path = out / "verdict.json"
+    if not verdict_path.is_file():
+        print(f"codex-probe probe: no verdict was written (pytest exit {status})", file=sys.stderr)
+        return 3
+    verdict = json.loads(verdict_path.read_text())
+    broken = [
+        f"{v}:{i}"
+        for v, per in verdict["versions"].items()
+        for i, entry in per.items()
+        if entry["verdict"] == "broken"
+    ]
+    # Changed assumptions are findings, not failures of the run: the gate judges them.
+    return 3 if broken else 0

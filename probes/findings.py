@@ -1,0 +1,56 @@
+"""Findings: what a probe concluded about one assumption on one codex-cli version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Verdict(StrEnum):
+    HOLDS = "holds"  # upstream behaves as the design assumes
+    CHANGED = "changed"  # upstream behaves otherwise: the evidence says how
+    BROKEN = "broken"  # the probe could not measure (backend or harness failed)
+
+
+# Message prefixes a report sorts failures by (allure categories match on them).
+CHANGED_PREFIX = "assumption changed upstream:"
+BROKEN_PREFIX = "harness broken:"
+FIDELITY_PREFIX = "fake diverges from real:"
+# Findings of the fake-vs-real comparison are named after their scenario with this prefix.
+FIDELITY_ID_PREFIX = "fake-fidelity-"
+
+
+@dataclass
+class Finding:
+    assumption: str
+    version: str
+    verdict: Verdict
+    observed: dict[str, Any]
+    expected: dict[str, Any]
+    evidence: list[str] = field(default_factory=list)
+    reproduce: str = ""
+    fidelity: dict[str, Any] | None = None
+
+    def to_json(self, *, required: bool, spec_section: str, statement: str) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict.value,
+            "required": required,
+            "spec_section": spec_section,
+            "statement": statement,
+            "observed": self.observed,
+            "expected": self.expected,
+            "evidence": self.evidence,
+            "reproduce": self.reproduce,
+            "fidelity": self.fidelity,
+        }
+
+
+def judge(observed: dict[str, Any], expected: dict[str, Any]) -> tuple[Verdict, list[str]]:
+    """HOLDS when every expected key has its expected value in `observed`; the differences."""
+    differences = [
+        f"{key}: expected {value!r}, observed {observed.get(key)!r}"
+        for key, value in expected.items()
+        if observed.get(key) != value
+    ]
+    return (Verdict.CHANGED if differences else Verdict.HOLDS), differences

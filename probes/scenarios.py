@@ -1,0 +1,173 @@
+"""The scenarios the probes run, each a short story of steps on one thread.
+
+Instruction texts and user texts carry markers (`CODEX-PROBE-BASE-V1`, ...) so the
+observation can say where each one reached the model. Scenarios are independent:
+each runs in its own home, with its own wiretap, on each backend.
+"""
+
+from __future__ import annotations
+
+from probes.observation import marker
+from probes.scenario import Scenario, ScenarioRun
+from probes.wiretap import Reply
+
+UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
+MALFORMED_THREAD_ID = "not-a-uuid"
+
+
+def base(tag: str) -> str:
+    return f"{marker('BASE-' + tag)}: you are the probe agent; keep every answer short."
+
+
+def developer(tag: str) -> str:
+    return f"{marker('DEV-' + tag)}: the developer asks for plain text answers."
+
+
+def instructions(tag: str) -> dict[str, str]:
+    return {"baseInstructions": base(tag), "developerInstructions": developer(tag)}
+
+
+def user(tag: str) -> str:
+    return f"{marker('USER-' + tag)} please answer."
+
+
+async def start_and_turns(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.turn("A", user("2"), "turn-2")
+
+
+async def compaction(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.turn("A", user("2"), "turn-2")
+    await run.compact("A", "compact")
+    await run.turn("A", user("3"), "turn-3")
+
+
+async def resume_loaded(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.resume("A", "resume", **instructions("V2"))
+    await run.turn("A", user("2"), "turn-2")
+    await run.compact("A", "compact")
+    await run.turn("A", user("3"), "turn-3")
+
+
+async def resume_cold(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.restart()
+    await run.resume("A", "resume", **instructions("V2"))
+    await run.turn("A", user("2"), "turn-2")
+    await run.compact("A", "compact")
+    await run.turn("A", user("3"), "turn-3")
+
+
+async def resume_unsubscribed(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.unsubscribe("A", "unsubscribe")
+    await run.resume("A", "resume", **instructions("V2"))
+    await run.turn("A", user("2"), "turn-2")
+    await run.compact("A", "compact")
+    await run.turn("A", user("3"), "turn-3")
+
+
+async def override_persistence(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.restart()
+    await run.resume("A", "resume-override", **instructions("V2"))
+    await run.turn("A", user("2"), "turn-2")
+    await run.restart()
+    await run.resume("A", "resume-plain")
+    await run.turn("A", user("3"), "turn-3")
+    await run.compact("A", "compact")
+    await run.turn("A", user("4"), "turn-4")
+
+
+async def resume_empty_developer(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.resume("A", "resume-loaded", baseInstructions=base("V1"), developerInstructions="")
+    await run.turn("A", user("2"), "turn-2")
+    await run.restart()
+    await run.resume("A", "resume-cold", baseInstructions=base("V1"), developerInstructions="")
+    await run.turn("A", user("3"), "turn-3")
+    await run.compact("A", "compact")
+    await run.turn("A", user("4"), "turn-4")
+
+
+# (label, baseInstructions, developerInstructions); OMIT means the field is left out.
+OMIT = object()
+EMPTY_CASES: tuple[tuple[str, object, object], ...] = (
+    ("both-set", base("E"), developer("E")),
+    ("base-empty", "", developer("E")),
+    ("base-null", None, developer("E")),
+    ("base-omitted", OMIT, developer("E")),
+    ("developer-empty", base("E"), ""),
+    ("developer-null", base("E"), None),
+    ("developer-omitted", base("E"), OMIT),
+)
+
+
+async def start_empty_and_omitted(run: ScenarioRun) -> None:
+    for label, base_value, developer_value in EMPTY_CASES:
+        fields = {}
+        if base_value is not OMIT:
+            fields["baseInstructions"] = base_value
+        if developer_value is not OMIT:
+            fields["developerInstructions"] = developer_value
+        await run.start(label, **fields)
+        await run.turn(label, user(label.upper()), f"turn-{label}")
+
+
+LEGACY_PROMPT = (
+    f"{marker('LEGACY-PROMPT')} You are probe-agent (legacy full prompt: identity, "
+    "rules and reference manual in one user message). Current message: hello"
+)
+
+
+async def legacy_thread(run: ScenarioRun) -> None:
+    await run.start("A")
+    await run.turn("A", LEGACY_PROMPT, "turn-1")
+    await run.restart()
+    await run.resume("A", "resume", **instructions("V2"))
+    await run.turn("A", user("2"), "turn-2")
+
+
+async def errors(run: ScenarioRun) -> None:
+    await run.attempt("thread/resume", {"threadId": UNKNOWN_THREAD_ID}, "resume-unknown")
+    await run.attempt("thread/resume", {"threadId": MALFORMED_THREAD_ID}, "resume-malformed")
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.restart()
+    await run.attempt(
+        "turn/start",
+        {
+            "threadId": run.threads["A"],
+            "input": [{"type": "text", "text": user("X"), "text_elements": []}],
+        },
+        "turn-unloaded",
+    )
+    await run.resume("A", "resume", **instructions("V1"))
+    await run.steer("A", user("STEER-IDLE"), "steer-idle", expected_turn_id=UNKNOWN_THREAD_ID)
+    turn_id = await run.begin_turn("A", user("2"), "turn-2", Reply(text="slow", delay_s=1.5))
+    await run.steer("A", user("STEER-WRONG"), "steer-wrong", expected_turn_id="not-the-turn")
+    await run.steer("A", user("STEER-RIGHT"), "steer-right", expected_turn_id=turn_id)
+    await run.finish_turn("A", "turn-2-done")
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "start": start_and_turns,
+    "compaction": compaction,
+    "resume-loaded": resume_loaded,
+    "resume-cold": resume_cold,
+    "resume-unsubscribed": resume_unsubscribed,
+    "override-persistence": override_persistence,
+    "resume-empty-developer": resume_empty_developer,
+    "start-empty": start_empty_and_omitted,
+    "legacy-thread": legacy_thread,
+    "errors": errors,
+}

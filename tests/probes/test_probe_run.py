@@ -1,0 +1,102 @@
+"""`codex-probe probe` against the real default codex-cli: every assumption gets a verdict."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.codex import Installation
+from probes.assumptions import ASSUMPTIONS
+from probes.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.real
+
+
+def probe(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", "probe", "--out", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def default_run(tmp_path_factory: pytest.TempPathFactory, default_codex: Installation) -> Path:
+    out = tmp_path_factory.mktemp("probe-run")
+    done = probe(out, "--codex", default_codex.version)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "codex-probe: assumption by version" in done.stdout
+    return out
+
+
+def test_every_assumption_and_every_fidelity_check_gets_a_verdict_and_none_is_broken(
+    default_run: Path,
+    default_codex: Installation,
+) -> None:
+    verdict = json.loads((default_run / "verdict.json").read_text())
+    findings = verdict["versions"][default_codex.version]
+    expected_ids = {a.id for a in ASSUMPTIONS} | {f"fake-fidelity-{s}" for s in SCENARIOS}
+    assert set(findings) == expected_ids
+    assert {f["verdict"] for f in findings.values()} <= {"holds", "changed"}
+    for finding_id, finding in findings.items():
+        assert finding["reproduce"] == (
+            f"codex-probe probe --codex {default_codex.version} --only {finding_id}"
+        )
+        assert finding["evidence"] or finding["verdict"] == "holds"
+
+
+def test_the_fake_is_faithful_to_the_real_default_version_in_every_scenario(
+    default_run: Path,
+    default_codex: Installation,
+) -> None:
+    findings = json.loads((default_run / "verdict.json").read_text())["versions"][
+        default_codex.version
+    ]
+    diverging = {
+        i: f["evidence"]
+        for i, f in findings.items()
+        if i.startswith("fake-fidelity-") and f["verdict"] != "holds"
+    }
+    assert diverging == {}
+
+
+def test_allure_results_hold_one_result_per_finding_with_labels(
+    default_run: Path,
+    default_codex: Installation,
+) -> None:
+    results = [
+        json.loads(p.read_text()) for p in (default_run / "allure-results").glob("*-result.json")
+    ]
+    assert len(results) == len(ASSUMPTIONS) + len(SCENARIOS)
+    labels = {label["name"] for r in results for label in r["labels"]}
+    assert {"epic", "feature", "severity"} <= labels
+    assert all(any(p["name"] == "codex version" for p in r["parameters"]) for r in results)
+
+
+def test_a_reproduce_command_reruns_just_that_probe(
+    tmp_path: Path,
+    default_codex: Installation,
+) -> None:
+    done = probe(
+        tmp_path,
+        "--codex",
+        default_codex.version,
+        "--only",
+        "error-steer-wrong-turn",
+        "--no-fidelity",
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    findings = json.loads((tmp_path / "verdict.json").read_text())["versions"]
+    assert list(findings[default_codex.version]) == ["error-steer-wrong-turn"]
+
+
+def test_an_unknown_probe_id_is_a_usage_error_listing_the_known_ones(tmp_path: Path) -> None:
+    done = probe(tmp_path, "--only", "no-such-assumption")
+    assert done.returncode == 2
+    assert "unknown id(s) no-such-assumption; known:" in done.stderr

@@ -1,0 +1,50 @@
+"""A hung or crashed backend makes its scenario broken within the deadline, never a hang."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.codex import DEFAULT_CODEX_VERSION, Installation
+from probes import scenario as scenario_module
+from probes.backends import make_backend
+from probes.scenario import ScenarioBroken, run_scenario
+from probes.scenarios import start_and_turns
+
+pytestmark = pytest.mark.real
+
+
+async def test_a_turn_that_never_completes_breaks_the_scenario_within_its_deadline(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    default_codex: Installation,
+) -> None:
+    script = tmp_path / "hang.jsonl"
+    script.write_text(json.dumps({"method": "turn/start", "action": "never_complete"}) + "\n")
+    backend = make_backend("fake", DEFAULT_CODEX_VERSION, script=script)
+    monkeypatch.setattr(scenario_module, "STEP_TIMEOUT", 1.0)
+    started = time.monotonic()
+    with pytest.raises(ScenarioBroken) as caught:
+        await run_scenario("start", start_and_turns, backend, work_dir=tmp_path)
+    assert time.monotonic() - started < 10
+    assert "turn/completed did not arrive" in str(caught.value)
+    sent = [m.get("method") for m in caught.value.transcript.messages("send")]
+    assert sent[-1] == "turn/start"
+
+
+async def test_a_crash_breaks_the_scenario_with_the_exit_code_and_stderr(
+    tmp_path: Path,
+    default_codex: Installation,
+) -> None:
+    script = tmp_path / "crash.jsonl"
+    script.write_text(
+        json.dumps({"method": "thread/start", "action": "crash", "exit_code": 9}) + "\n"
+    )
+    backend = make_backend("fake", DEFAULT_CODEX_VERSION, script=script)
+    with pytest.raises(ScenarioBroken) as caught:
+        await run_scenario("start", start_and_turns, backend, work_dir=tmp_path)
+    assert "exit code 9" in str(caught.value)
+    assert "crashing on thread/start" in caught.value.stderr_tail
