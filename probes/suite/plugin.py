@@ -102,16 +102,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     for name, value in report.user_properties:
         if name == FINDING_PROPERTY and report.when == "call":
             found = json.loads(str(value))
-            _session_findings[found["version"]][found["id"]] = found["entry"]
+            _session_findings.setdefault(found["version"], {})[found["id"]] = found["entry"]
 
 
 # Reports of every worker reach the controller through this hook; keyed by version.
 _session_findings: dict[str, dict[str, dict[str, Any]]] = {}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for version in versions(config):
-        _session_findings.setdefault(version, {})
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

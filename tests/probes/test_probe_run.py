@@ -100,3 +100,14 @@ def test_an_unknown_probe_id_is_a_usage_error_listing_the_known_ones(tmp_path: P
     done = probe(tmp_path, "--only", "no-such-assumption")
     assert done.returncode == 2
     assert "unknown id(s) no-such-assumption; known:" in done.stderr
+
+
+def test_parallel_workers_still_collect_every_finding_into_one_verdict(
+    tmp_path: Path, default_codex: Installation,
+) -> None:
+    ids = ["start-applies-instructions", "error-steer-wrong-turn"]
+    done = probe(tmp_path, "--codex", default_codex.version, "--jobs", "2", "--no-fidelity",
+                 *[arg for i in ids for arg in ("--only", i)])
+    assert done.returncode == 0, done.stdout[-2000:]
+    findings = json.loads((tmp_path / "verdict.json").read_text())["versions"]
+    assert sorted(findings[default_codex.version]) == sorted(ids)
