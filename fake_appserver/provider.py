@@ -16,6 +16,11 @@ class ProviderError(RuntimeError):
     """The provider refused, broke off, or answered something that is not a response."""
 
 
+# Called with ("added", item), ("delta", event) and ("done", item) for assistant messages,
+# in stream order, so a turn can report them as upstream does while they arrive.
+StreamListener = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
 @dataclass
 class ModelAnswer:
     texts: list[str] = field(default_factory=list)
@@ -27,7 +32,7 @@ async def stream_response(
     session: aiohttp.ClientSession,
     base_url: str,
     body: dict[str, Any],
-    on_delta: Callable[[str], Awaitable[None]] | None = None,
+    listener: StreamListener | None = None,
 ) -> ModelAnswer:
     """Send one model request and collect the assistant messages of its SSE stream."""
     answer = ModelAnswer()
@@ -44,10 +49,16 @@ async def stream_response(
                     continue
                 event = json.loads(line[5:].strip() or "{}")
                 kind = event.get("type")
-                if kind == "response.output_text.delta" and on_delta is not None:
-                    await on_delta(str(event.get("delta", "")))
-                elif kind == "response.output_item.done":
-                    answer.texts.extend(_assistant_texts(event.get("item", {})))
+                item = event.get("item") or {}
+                if kind == "response.output_text.delta" and listener is not None:
+                    await listener("delta", event)
+                elif kind == "response.output_item.added" and _is_assistant(item):
+                    if listener is not None:
+                        await listener("added", item)
+                elif kind == "response.output_item.done" and _is_assistant(item):
+                    answer.texts.extend(_assistant_texts(item))
+                    if listener is not None:
+                        await listener("done", item)
                 elif kind == "response.completed":
                     usage = (event.get("response") or {}).get("usage") or {}
                     answer.input_tokens = int(usage.get("input_tokens", 0))
@@ -62,9 +73,11 @@ async def stream_response(
     return answer
 
 
+def _is_assistant(item: dict[str, Any]) -> bool:
+    return item.get("type") == "message" and item.get("role") == "assistant"
+
+
 def _assistant_texts(item: dict[str, Any]) -> list[str]:
-    if item.get("type") != "message" or item.get("role") != "assistant":
-        return []
     return [
         str(part.get("text", ""))
         for part in item.get("content", [])

@@ -12,7 +12,7 @@ from fake_appserver.layout import (
     message,
     request_body,
 )
-from fake_appserver.provider import ModelAnswer, ProviderError, stream_response
+from fake_appserver.provider import ModelAnswer, ProviderError, StreamListener, stream_response
 from fake_appserver.threads import ActiveTurn, LoadedThread
 from fake_appserver.wire import new_id, now_ms, now_s
 
@@ -119,19 +119,81 @@ class TurnRunner:
         item["completed_ms"] = now_ms()
         server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
-    async def _ask(self, thread: LoadedThread, body: dict[str, Any]) -> ModelAnswer:
+    async def _ask(
+        self, thread: LoadedThread, body: dict[str, Any], listener: StreamListener | None = None
+    ) -> ModelAnswer:
         assert self.server.session is not None
-        return await stream_response(self.server.session, self.server.provider.base_url, body)
+        return await stream_response(
+            self.server.session, self.server.provider.base_url, body, listener
+        )
+
+    def _agent_messages(self, thread: LoadedThread, turn: dict[str, Any]) -> StreamListener:
+        """Report assistant messages as they stream: started, deltas, completed.
+
+        Measured on both versions: the agentMessage item takes the provider's item id,
+        starts empty on `output_item.added`, and each text delta becomes
+        `item/agentMessage/delta`.
+        """
+        wire, server, record = self.server.wire, self.server, thread.record
+        streaming: dict[str, dict[str, Any]] = {}
+
+        async def listen(kind: str, payload: dict[str, Any]) -> None:
+            if kind == "added":
+                started: dict[str, Any] = {
+                    "type": "agentMessage",
+                    "id": payload.get("id") or new_id(),
+                    "text": "",
+                    "started_ms": now_ms(),
+                }
+                streaming[started["id"]] = started
+                server.notify(
+                    "item/started", wire.item_params("started", started, thread.id, turn["id"])
+                )
+            elif kind == "delta" and (streamed := streaming.get(str(payload.get("item_id")))):
+                streamed["text"] += str(payload.get("delta", ""))
+                server.notify(
+                    "item/agentMessage/delta",
+                    {
+                        "threadId": thread.id,
+                        "turnId": turn["id"],
+                        "itemId": streamed["id"],
+                        "delta": str(payload.get("delta", "")),
+                    },
+                )
+            elif kind == "done":
+                text = "".join(
+                    str(part.get("text", ""))
+                    for part in payload.get("content", [])
+                    if part.get("type") == "output_text"
+                )
+                record["history"].append({"kind": "assistant", "item": message("assistant", text)})
+                item: dict[str, Any] | None = streaming.pop(str(payload.get("id")), None)
+                if item is None:
+                    item = {"type": "agentMessage", "id": payload.get("id") or new_id()}
+                    item["started_ms"] = now_ms()
+                    server.notify(
+                        "item/started",
+                        wire.item_params("started", {**item, "text": ""}, thread.id, turn["id"]),
+                    )
+                item["text"] = text
+                item["completed_ms"] = now_ms()
+                turn["items"].append(item)
+                server.notify(
+                    "item/completed", wire.item_params("completed", item, thread.id, turn["id"])
+                )
+
+        return listen
 
     async def _ask_unless_steered(
         self, thread: LoadedThread, active: ActiveTurn
     ) -> ModelAnswer | None:
         """The model's answer, or None if steered input abandoned it (profile's choice)."""
         body = self._body(thread, thread.record["history"])
+        listener = self._agent_messages(thread, active.turn)
         if self.server.profile.behaviour("steer_while_answering") != "abandons_answer_and_restarts":
-            return await self._ask(thread, body)
+            return await self._ask(thread, body, listener)
         active.steer_arrived.clear()
-        asking = asyncio.ensure_future(self._ask(thread, body))
+        asking = asyncio.ensure_future(self._ask(thread, body, listener))
         steered = asyncio.ensure_future(active.steer_arrived.wait())
         try:
             await asyncio.wait({asking, steered}, return_when=asyncio.FIRST_COMPLETED)
@@ -184,13 +246,6 @@ class TurnRunner:
                     pending, active.steered = active.steered, []
                     continue
                 usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
-                for reply in answer.texts:
-                    record["history"].append(
-                        {"kind": "assistant", "item": message("assistant", reply)}
-                    )
-                    item = {"type": "agentMessage", "id": new_id(), "text": reply}
-                    turn["items"].append(item)
-                    self._item(thread, turn, item)
                 # Input steered into the turn while the model answered goes in a follow-up.
                 pending, active.steered = active.steered, []
             turn["status"] = "completed"

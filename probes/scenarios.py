@@ -34,7 +34,8 @@ def user(tag: str) -> str:
 async def start_and_turns(run: ScenarioRun) -> None:
     await run.start("A", **instructions("V1"))
     await run.turn("A", user("1"), "turn-1")
-    await run.turn("A", user("2"), "turn-2")
+    # The second answer streams in pieces, so agent message deltas are observed too.
+    await run.turn("A", user("2"), "turn-2", reply=Reply(text="a streamed answer", deltas=3))
 
 
 async def compaction(run: ScenarioRun) -> None:

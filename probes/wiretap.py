@@ -56,6 +56,9 @@ class Reply:
     error_message: str = "scripted error from the wiretap"
     input_tokens: int = 0
     output_tokens: int = 0
+    # Stream the text in this many `response.output_text.delta` events before the item
+    # is done (0: the item arrives whole, as in most probes).
+    deltas: int = 0
 
 
 @dataclass(frozen=True)
@@ -133,8 +136,23 @@ def assistant_message(item_id: str, text: str) -> dict[str, Any]:
     }
 
 
+def text_deltas(item: dict[str, Any], pieces: int, output_index: int = 0) -> list[dict[str, Any]]:
+    """The item announced empty, then its text streamed in `pieces` deltas."""
+    text = "".join(part.get("text", "") for part in item.get("content", []))
+    size = max(1, -(-len(text) // pieces))
+    chunks = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    announced = {**item, "content": []}
+    return [
+        {"type": "response.output_item.added", "output_index": output_index, "item": announced},
+        *({"type": "response.output_text.delta", "item_id": item.get("id"),
+           "output_index": output_index, "content_index": 0, "delta": chunk}
+          for chunk in chunks),
+    ]
+
+
 def response_events(
-    response_id: str, items: list[dict[str, Any]], input_tokens: int = 0, output_tokens: int = 0
+    response_id: str, items: list[dict[str, Any]], input_tokens: int = 0, output_tokens: int = 0,
+    deltas: int = 0,
 ) -> list[dict[str, Any]]:
     """The minimal event sequence codex needs to finish a model request."""
     usage = {
@@ -146,7 +164,10 @@ def response_events(
     }
     return [
         {"type": "response.created", "response": {"id": response_id}},
-        *({"type": "response.output_item.done", "item": item} for item in items),
+        *(event for index, item in enumerate(items) for event in [
+            *(text_deltas(item, deltas, index) if deltas and item.get("type") == "message" else []),
+            {"type": "response.output_item.done", "output_index": index, "item": item},
+        ]),
         {"type": "response.completed", "response": {"id": response_id, "usage": usage}},
     ]
 
@@ -356,7 +377,8 @@ class Wiretap:
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
         events = response_events(
-            f"resp_{self._response_count}", items, reply.input_tokens, reply.output_tokens
+            f"resp_{self._response_count}", items, reply.input_tokens, reply.output_tokens,
+            reply.deltas,
         )
         try:
             await response.prepare(request)

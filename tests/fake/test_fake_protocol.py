@@ -269,3 +269,24 @@ async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
     assert steered == {"turnId": turn["id"]}
     await client.wait_for_notification("turn/completed", timeout=15)
     assert "STEERED" in str(fake.tap.model_requests()[-1].body["input"])
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider_item_id(
+    fake: FakeSession,
+    profile: str,
+) -> None:
+    from probes.wiretap import Reply
+
+    client = await fake.start(profile)
+    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
+        "id"
+    ]
+    fake.tap.queue_replies(Reply(text="one two three", deltas=3))
+    turn = await fake.turn(client, thread_id, "hi")
+    deltas = [n.params for n in client.notifications if n.method == "item/agentMessage/delta"]
+    assert "".join(d["delta"] for d in deltas) == "one two three"
+    assert len(deltas) == 3
+    (message,) = [i for i in turn["items"] if i["type"] == "agentMessage"]
+    assert {d["itemId"] for d in deltas} == {message["id"]}
+    assert message["id"].startswith("msg_") and message["text"] == "one two three"

@@ -250,3 +250,20 @@ async def test_a_body_that_is_not_json_is_kept_as_text() -> None:
         captured = tap.requests[0]
     assert (captured.body, captured.body_text) == (None, "plain words")
     assert captured.to_json()["body_text"] == "plain words"
+
+
+def test_a_reply_with_deltas_announces_the_item_then_streams_its_text() -> None:
+    from probes.wiretap import assistant_message, response_events
+
+    events = response_events("r1", [assistant_message("m1", "abcdef")], deltas=2)
+    kinds = [e["type"] for e in events]
+    assert kinds == [
+        "response.created",
+        "response.output_item.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert events[1]["item"]["content"] == []
+    assert [e["delta"] for e in events[2:4]] == ["abc", "def"]
