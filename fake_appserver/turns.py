@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from fake_appserver.layout import (
@@ -224,7 +226,7 @@ class TurnRunner:
         turn, record = active.turn, thread.record
         started = self._begin(thread, turn)
         usage = (0, 0)
-        try:
+        with _turn_outcome(turn):
             pending = [text]
             while pending:
                 for user_text in pending:
@@ -248,16 +250,6 @@ class TurnRunner:
                 usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
                 # Input steered into the turn while the model answered goes in a follow-up.
                 pending, active.steered = active.steered, []
-            turn["status"] = "completed"
-        except asyncio.CancelledError:
-            turn["status"] = "interrupted"
-        except ProviderError as error:
-            turn["status"] = "failed"
-            turn["error"] = {
-                "message": str(error),
-                "codexErrorInfo": None,
-                "additionalDetails": None,
-            }
         self._finish(thread, active, started, usage)
 
     async def _run_compaction(self, thread: LoadedThread, active: ActiveTurn) -> None:
@@ -268,7 +260,7 @@ class TurnRunner:
         wire, server = self.server.wire, self.server
         server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         usage = (0, 0)
-        try:
+        with _turn_outcome(turn):
             prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
             answer = await self._ask(
                 thread, self._body(thread, [*record["history"], prompt], compaction=True)
@@ -277,16 +269,6 @@ class TurnRunner:
             record["history"], record["has_initial_context"] = compacted_history(
                 profile, record["history"], "\n".join(answer.texts), thread.developer, record["cwd"]
             )
-            turn["status"] = "completed"
-        except asyncio.CancelledError:
-            turn["status"] = "interrupted"
-        except ProviderError as error:
-            turn["status"] = "failed"
-            turn["error"] = {
-                "message": str(error),
-                "codexErrorInfo": None,
-                "additionalDetails": None,
-            }
         # Upstream reports the compaction's token usage before the item completes.
         server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
@@ -321,3 +303,16 @@ class TurnRunner:
         server.notify(
             "turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, with_items=True)}
         )
+
+
+@contextlib.contextmanager
+def _turn_outcome(turn: dict[str, Any]) -> Iterator[None]:
+    """Set the turn's final status from how its work ended (interrupt: cancellation)."""
+    try:
+        yield
+        turn["status"] = "completed"
+    except asyncio.CancelledError:
+        turn["status"] = "interrupted"
+    except ProviderError as error:
+        turn["status"] = "failed"
+        turn["error"] = {"message": str(error), "codexErrorInfo": None, "additionalDetails": None}
