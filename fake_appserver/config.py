@@ -21,6 +21,8 @@ class ConfigError(ValueError):
 class ProviderConfig:
     model: str
     provider_id: str
+    # codex compacts remotely for a provider named like OpenAI's (measured; see profiles).
+    provider_name: str
     base_url: str
     sandbox_mode: str
     approval_policy: str
@@ -70,6 +72,7 @@ def provider_config(config: dict[str, Any]) -> ProviderConfig:
     return ProviderConfig(
         model=str(config.get("model", "gpt-5")),
         provider_id=provider_id,
+        provider_name=str(provider.get("name", provider_id)),
         base_url=str(provider["base_url"]).rstrip("/"),
         sandbox_mode=str(config.get("sandbox_mode", "read-only")),
         approval_policy=str(config.get("approval_policy", "on-request")),

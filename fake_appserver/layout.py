@@ -110,3 +110,21 @@ def compacted_history(
         kept = users[:-1] + context + users[-1:] if users else context
         return [*kept, summary_entry], True
     return [*users, summary_entry], False
+
+
+def remote_compaction_request(body: dict[str, Any]) -> dict[str, Any]:
+    """The unary /responses/compact body: the turn request's model, input, instructions
+    and tools, without the streaming and caching fields (measured on 0.120.0)."""
+    keep = ("model", "input", "instructions", "tools", "parallel_tool_calls")
+    return {key: body[key] for key in keep if key in body}
+
+
+def history_after_remote_compaction(
+    profile: Profile, history: list[HistoryEntry], items: list[dict[str, Any]]
+) -> tuple[list[HistoryEntry], bool]:
+    """The history after a remote compaction, and whether it holds the initial context."""
+    compaction = [{"kind": "compaction", "item": item} for item in items]
+    if profile.behaviour("remote_compaction")["history_after"] == "compaction_only":
+        return compaction, False
+    kept = [entry for entry in history if entry["kind"] in ("context", "user")]
+    return kept + compaction, True

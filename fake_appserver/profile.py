@@ -72,6 +72,7 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "compaction",
                 "unsubscribe",
                 "steer_while_answering",
+                "remote_compaction",
             ],
             "properties": {
                 "base_placement": _entry(
@@ -87,6 +88,19 @@ PROFILE_SCHEMA: dict[str, Any] = {
                 "unsubscribe": _entry({"enum": ["closes_thread", "stays_listed_until_resume"]}),
                 "steer_while_answering": _entry(
                     {"enum": ["keeps_answer_then_follow_up", "abandons_answer_and_restarts"]}
+                ),
+                "remote_compaction": _entry(
+                    {
+                        "type": "object",
+                        "required": ["provider_name", "request", "history_after"],
+                        "properties": {
+                            "provider_name": {"type": "string"},
+                            "request": {"enum": ["compaction_trigger", "compact_endpoint"]},
+                            "history_after": {
+                                "enum": ["context_users_then_compaction", "compaction_only"]
+                            },
+                        },
+                    }
                 ),
                 "compaction": _entry(
                     {

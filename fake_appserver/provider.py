@@ -24,6 +24,8 @@ StreamListener = Callable[[str, dict[str, Any]], Awaitable[None]]
 @dataclass
 class ModelAnswer:
     texts: list[str] = field(default_factory=list)
+    # Output items that are not assistant messages (a remote compaction's item).
+    other_items: list[dict[str, Any]] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -59,6 +61,8 @@ async def stream_response(
                     answer.texts.extend(_assistant_texts(item))
                     if listener is not None:
                         await listener("done", item)
+                elif kind == "response.output_item.done":
+                    answer.other_items.append(item)
                 elif kind == "response.completed":
                     usage = (event.get("response") or {}).get("usage") or {}
                     answer.input_tokens = int(usage.get("input_tokens", 0))
@@ -83,3 +87,26 @@ def _assistant_texts(item: dict[str, Any]) -> list[str]:
         for part in item.get("content", [])
         if part.get("type") == "output_text"
     ]
+
+
+async def compact_remotely(
+    session: aiohttp.ClientSession, base_url: str, body: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """POST the unary /responses/compact request and return its output items."""
+    timeout = aiohttp.ClientTimeout(total=MODEL_REQUEST_TIMEOUT)
+    try:
+        async with session.post(
+            f"{base_url}/responses/compact", json=body, timeout=timeout
+        ) as reply:
+            if reply.status != 200:
+                text = (await reply.text())[:300]
+                raise ProviderError(f"provider answered HTTP {reply.status}: {text}")
+            answer = await reply.json()
+    except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError) as error:
+        raise ProviderError(
+            f"compact request to {base_url}/responses/compact failed: {error!r}"
+        ) from None
+    output = answer.get("output") if isinstance(answer, dict) else None
+    if not isinstance(output, list):
+        raise ProviderError(f"compact answer has no output list: {str(answer)[:300]}")
+    return [item for item in output if isinstance(item, dict)]

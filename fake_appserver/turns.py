@@ -10,11 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 from fake_appserver.layout import (
     compacted_history,
+    history_after_remote_compaction,
     initial_context,
     message,
+    remote_compaction_request,
     request_body,
 )
-from fake_appserver.provider import ModelAnswer, ProviderError, StreamListener, stream_response
+from fake_appserver.provider import (
+    ModelAnswer,
+    ProviderError,
+    StreamListener,
+    compact_remotely,
+    stream_response,
+)
 from fake_appserver.threads import ActiveTurn, LoadedThread
 from fake_appserver.wire import new_id, now_ms, now_s
 
@@ -261,14 +269,7 @@ class TurnRunner:
         server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         usage = (0, 0)
         with _turn_outcome(turn):
-            prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
-            answer = await self._ask(
-                thread, self._body(thread, [*record["history"], prompt], compaction=True)
-            )
-            usage = (answer.input_tokens, answer.output_tokens)
-            record["history"], record["has_initial_context"] = compacted_history(
-                profile, record["history"], "\n".join(answer.texts), thread.developer, record["cwd"]
-            )
+            record["history"], record["has_initial_context"], usage = await self._compact(thread)
         # Upstream reports the compaction's token usage before the item completes.
         server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
@@ -276,6 +277,36 @@ class TurnRunner:
         if profile.behaviour("compaction")["notifies_thread_compacted"]:
             server.notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
         self._finish(thread, active, started, usage=None)
+
+    async def _compact(
+        self, thread: LoadedThread
+    ) -> tuple[list[dict[str, Any]], bool, tuple[int, int]]:
+        """Ask for a compaction the way the profile says codex does for this provider."""
+        profile, record, server = self.server.profile, thread.record, self.server
+        history: list[dict[str, Any]] = record["history"]
+        remote = profile.behaviour("remote_compaction")
+        if server.provider.provider_name != remote["provider_name"]:
+            prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
+            answer = await self._ask(
+                thread, self._body(thread, [*history, prompt], compaction=True)
+            )
+            new_history, has_context = compacted_history(
+                profile, history, "\n".join(answer.texts), thread.developer, record["cwd"]
+            )
+            return new_history, has_context, (answer.input_tokens, answer.output_tokens)
+        body = self._body(thread, history)
+        if remote["request"] == "compaction_trigger":
+            body["input"].append({"type": "compaction_trigger"})
+            answer = await self._ask(thread, body)
+            items, usage = answer.other_items, (answer.input_tokens, answer.output_tokens)
+        else:
+            assert server.session is not None
+            items = await compact_remotely(
+                server.session, server.provider.base_url, remote_compaction_request(body)
+            )
+            usage = (0, 0)
+        new_history, has_context = history_after_remote_compaction(profile, history, items)
+        return new_history, has_context, usage
 
     def _finish(
         self,

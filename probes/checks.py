@@ -100,7 +100,19 @@ def _position(location: Location) -> tuple[int, int]:
 
 @check("compaction-keeps-instructions")
 def compaction_keeps(obs: Observation) -> tuple[dict[str, Any], list[str]]:
-    after = _request(obs, "turn-3")
+    return _compaction(obs, "turn-3")
+
+
+@check("compaction-remote-keeps-instructions")
+def remote_compaction_keeps(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    observed, evidence = _compaction(obs, "turn-2")
+    by_index = {r.index: r for r in obs.requests}
+    observed["compaction_paths"] = [by_index[i].path for i in obs.step("compact").requests]
+    return observed, evidence
+
+
+def _compaction(obs: Observation, next_turn: str) -> tuple[dict[str, Any], list[str]]:
+    after = _request(obs, next_turn)
     compaction = obs.request_bodies("compact")
     base, dev = locate(after, "BASE-V1"), locate(after, "DEV-V1")
     observed = {
@@ -111,7 +123,7 @@ def compaction_keeps(obs: Observation) -> tuple[dict[str, Any], list[str]]:
         "compaction_model_requests": len(compaction),
         "compaction_request_offers_tools": bool(compaction and compaction[0].get("tools")),
     }
-    evidence = [_evidence(obs, "turn-3", after)]
+    evidence = [_evidence(obs, next_turn, after)]
     evidence += [_evidence(obs, "compact", body) for body in compaction]
     return observed, evidence
 

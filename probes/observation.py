@@ -59,7 +59,7 @@ def label_text(text: str, role: str | None = None) -> str:
     return "reply" if role == "assistant" else "text"
 
 
-def normalize_request(body: dict[str, Any]) -> dict[str, Any]:
+def normalize_request(body: dict[str, Any], path: str = "/v1/responses") -> dict[str, Any]:
     items: list[Any] = []
     for item in body.get("input") or []:
         kind = item.get("type")
@@ -73,7 +73,8 @@ def normalize_request(body: dict[str, Any]) -> dict[str, Any]:
             items.append({"type": kind})
     instructions = body.get("instructions")
     return {
-        "kind": request_kind(body),
+        "path": path.rsplit("/v1", 1)[-1],
+        "kind": "compaction" if path.endswith("/responses/compact") else request_kind(body),
         "instructions": None if instructions is None else label_text(str(instructions)),
         "input": items,
         "tools": bool(body.get("tools")),
@@ -129,7 +130,7 @@ def normalize(observation: Observation) -> dict[str, Any]:
     by_index = {r.index: r for r in observation.requests}
     steps = []
     for step in observation.steps:
-        bodies = [by_index[i].body for i in step.requests if isinstance(by_index[i].body, dict)]
+        captured = [by_index[i] for i in step.requests if isinstance(by_index[i].body, dict)]
         steps.append(
             {
                 "step": step.name,
@@ -137,7 +138,7 @@ def normalize(observation: Observation) -> dict[str, Any]:
                 "error": None
                 if step.error is None
                 else {"code": step.error["code"], "message": mask(step.error["message"])},
-                "model_requests": [normalize_request(b) for b in bodies],
+                "model_requests": [normalize_request(r.body, r.path) for r in captured],
             }
         )
     return {"steps": steps, "notifications": lifecycle_notifications(observation)}

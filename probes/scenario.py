@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -267,7 +267,12 @@ Scenario = Callable[[ScenarioRun], Awaitable[None]]
 
 
 async def run_scenario(
-    name: str, scenario: Scenario, backend: Backend, *, work_dir: Path | None = None
+    name: str,
+    scenario: Scenario,
+    backend: Backend,
+    *,
+    work_dir: Path | None = None,
+    home_options: Mapping[str, Any] | None = None,
 ) -> Observation:
     """Run `scenario` on `backend` in a fresh home with its own wiretap.
 
@@ -275,7 +280,7 @@ async def run_scenario(
     a `broken` finding, with this run's transcript and stderr attached by the caller.
     """
     async with Wiretap() as tap:
-        with IsolatedHome(tap.base_url, parent_dir=work_dir) as home:
+        with IsolatedHome(tap.base_url, parent_dir=work_dir, **(home_options or {})) as home:
             run = ScenarioRun(backend, tap, home)
             try:
                 await run.restart()

@@ -7,6 +7,9 @@ each runs in its own home, with its own wiretap, on each backend.
 
 from __future__ import annotations
 
+from typing import Any
+
+from probes.homes import OPENAI_PROVIDER_NAME
 from probes.observation import marker
 from probes.scenario import Scenario, ScenarioRun
 from probes.wiretap import Reply
@@ -160,6 +163,13 @@ async def errors(run: ScenarioRun) -> None:
     await run.finish_turn("A", "turn-2-done")
 
 
+async def remote_compaction(run: ScenarioRun) -> None:
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.compact("A", "compact")
+    await run.turn("A", user("2"), "turn-2")
+
+
 SCENARIOS: dict[str, Scenario] = {
     "start": start_and_turns,
     "compaction": compaction,
@@ -171,4 +181,10 @@ SCENARIOS: dict[str, Scenario] = {
     "start-empty": start_empty_and_omitted,
     "legacy-thread": legacy_thread,
     "errors": errors,
+    "compaction-remote": remote_compaction,
+}
+# How a scenario's home differs from the default one.
+SCENARIO_HOMES: dict[str, dict[str, Any]] = {
+    # codex compacts remotely for a provider named "OpenAI" (docs/observations/).
+    "compaction-remote": {"provider_name": OPENAI_PROVIDER_NAME},
 }

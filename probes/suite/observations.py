@@ -17,7 +17,7 @@ from deepdiff import DeepDiff
 from probes.backends import Backend, make_backend
 from probes.observation import normalize
 from probes.scenario import Observation, ScenarioBroken, run_scenario
-from probes.scenarios import SCENARIOS
+from probes.scenarios import SCENARIO_HOMES, SCENARIOS
 
 
 @dataclass
@@ -43,7 +43,14 @@ class ObservationCache:
         if key not in self._outcomes:
             backend = self.backend(kind, version)
             try:
-                observation = asyncio.run(run_scenario(scenario, SCENARIOS[scenario], backend))
+                observation = asyncio.run(
+                    run_scenario(
+                        scenario,
+                        SCENARIOS[scenario],
+                        backend,
+                        home_options=SCENARIO_HOMES.get(scenario),
+                    )
+                )
                 self._outcomes[key] = ScenarioOutcome(observation)
             except ScenarioBroken as broken:
                 self._outcomes[key] = ScenarioOutcome(None, broken)

@@ -89,3 +89,29 @@ async def test_only_0_120_announces_a_finished_compaction_with_thread_compacted(
         compacted = [n for n in client.notifications if n.method == "thread/compacted"]
         assert bool(compacted) == (profile == "0.120.0"), profile
         await client.close()
+
+
+async def test_a_provider_named_openai_gets_the_remote_compaction_each_version_sends(
+    fake: FakeSession,
+) -> None:
+    fake.home.update_config({"model_providers": {"mock": {"name": "OpenAI"}}})
+    for profile, path, last_item in (
+        ("0.171.0", "/v1/responses", "compaction_trigger"),
+        ("0.120.0", "/v1/responses/compact", "message"),
+    ):
+        client = await fake.start(profile)
+        thread_id = (
+            await client.request(
+                "thread/start", {"cwd": str(fake.home.workdir), "baseInstructions": "B"}
+            )
+        )["thread"]["id"]
+        await fake.turn(client, thread_id, "one")
+        await client.request("thread/compact/start", {"threadId": thread_id})
+        await client.wait_for_notification("turn/completed", timeout=10)
+        compaction = fake.tap.requests[-1]
+        assert compaction.path == path, profile
+        assert compaction.body["input"][-1]["type"] == last_item
+        await fake.turn(client, thread_id, "two")
+        kinds = [item.get("type") for item in fake.last_input()]
+        assert "compaction" in kinds, profile
+        await client.close()
