@@ -140,18 +140,28 @@ def text_deltas(item: dict[str, Any], pieces: int, output_index: int = 0) -> lis
     """The item announced empty, then its text streamed in `pieces` deltas."""
     text = "".join(part.get("text", "") for part in item.get("content", []))
     size = max(1, -(-len(text) // pieces))
-    chunks = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
     announced = {**item, "content": []}
     return [
         {"type": "response.output_item.added", "output_index": output_index, "item": announced},
-        *({"type": "response.output_text.delta", "item_id": item.get("id"),
-           "output_index": output_index, "content_index": 0, "delta": chunk}
-          for chunk in chunks),
+        *(
+            {
+                "type": "response.output_text.delta",
+                "item_id": item.get("id"),
+                "output_index": output_index,
+                "content_index": 0,
+                "delta": chunk,
+            }
+            for chunk in chunks
+        ),
     ]
 
 
 def response_events(
-    response_id: str, items: list[dict[str, Any]], input_tokens: int = 0, output_tokens: int = 0,
+    response_id: str,
+    items: list[dict[str, Any]],
+    input_tokens: int = 0,
+    output_tokens: int = 0,
     deltas: int = 0,
 ) -> list[dict[str, Any]]:
     """The minimal event sequence codex needs to finish a model request."""
@@ -164,10 +174,18 @@ def response_events(
     }
     return [
         {"type": "response.created", "response": {"id": response_id}},
-        *(event for index, item in enumerate(items) for event in [
-            *(text_deltas(item, deltas, index) if deltas and item.get("type") == "message" else []),
-            {"type": "response.output_item.done", "output_index": index, "item": item},
-        ]),
+        *(
+            event
+            for index, item in enumerate(items)
+            for event in [
+                *(
+                    text_deltas(item, deltas, index)
+                    if deltas and item.get("type") == "message"
+                    else []
+                ),
+                {"type": "response.output_item.done", "output_index": index, "item": item},
+            ]
+        ),
         {"type": "response.completed", "response": {"id": response_id, "usage": usage}},
     ]
 
@@ -377,7 +395,10 @@ class Wiretap:
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
         events = response_events(
-            f"resp_{self._response_count}", items, reply.input_tokens, reply.output_tokens,
+            f"resp_{self._response_count}",
+            items,
+            reply.input_tokens,
+            reply.output_tokens,
             reply.deltas,
         )
         try:

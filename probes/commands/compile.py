@@ -35,34 +35,59 @@ from harness.dispatcher import (
 
 USAGE_ERROR = 2
 TEXT_FIELDS = (
-    "base_instructions", "developer_instructions", "fresh_prompt", "resume_prompt", "prompt",
+    "base_instructions",
+    "developer_instructions",
+    "fresh_prompt",
+    "resume_prompt",
+    "prompt",
 )
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "compile", help="compile prompt sources into a StartConfig",
+        "compile",
+        help="compile prompt sources into a StartConfig",
         description="Compile a sources folder for one lifecycle event, as the dispatcher "
         "would: print the StartConfig, the instruction fingerprint, and whether a stored "
         "session would be resumed, with the reason.",
     )
-    parser.add_argument("--sources", type=Path, metavar="DIR",
-                        help="sources folder (default: the packaged default sources)")
+    parser.add_argument(
+        "--sources",
+        type=Path,
+        metavar="DIR",
+        help="sources folder (default: the packaged default sources)",
+    )
     events = ", ".join(event.value for event in LifecycleEvent)
     parser.add_argument("--event", required=True, help=f"lifecycle event: {events}")
-    parser.add_argument("--session-id", default="", metavar="ID",
-                        help="stored session id to resume")
-    parser.add_argument("--fingerprint", default="", metavar="FP",
-                        help="instruction fingerprint stored with that session "
-                        "(none: a legacy session)")
+    parser.add_argument(
+        "--session-id", default="", metavar="ID", help="stored session id to resume"
+    )
+    parser.add_argument(
+        "--fingerprint",
+        default="",
+        metavar="FP",
+        help="instruction fingerprint stored with that session (none: a legacy session)",
+    )
     runtimes = "|".join(runtime.value for runtime in Runtime)
-    parser.add_argument("--runtime", default=Runtime.CODEX.value, metavar=runtimes,
-                        help="runtime to compile for (default: codex)")
-    parser.add_argument("--session-runtime", default="", metavar=runtimes,
-                        help="runtime that created the stored session (default: --runtime)")
+    parser.add_argument(
+        "--runtime",
+        default=Runtime.CODEX.value,
+        metavar=runtimes,
+        help="runtime to compile for (default: codex)",
+    )
+    parser.add_argument(
+        "--session-runtime",
+        default="",
+        metavar=runtimes,
+        help="runtime that created the stored session (default: --runtime)",
+    )
     parser.add_argument("--message", default="", help="the message this turn delivers")
-    parser.add_argument("--work-dir", default="", metavar="DIR",
-                        help="agent working directory (default: the current directory)")
+    parser.add_argument(
+        "--work-dir",
+        default="",
+        metavar="DIR",
+        help="agent working directory (default: the current directory)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=run)
 
@@ -95,8 +120,12 @@ def _compile(args: argparse.Namespace) -> dict[str, Any]:
         )
     decision = validate_session_resume(record, runtime=runtime, fingerprint=fingerprint)
     config = build_start_config(
-        sources, event=event, runtime=runtime, session_id=decision.session_id,
-        message=args.message, work_dir=args.work_dir or str(Path.cwd()),
+        sources,
+        event=event,
+        runtime=runtime,
+        session_id=decision.session_id,
+        message=args.message,
+        work_dir=args.work_dir or str(Path.cwd()),
     )
     return {
         "runtime": runtime.value,
@@ -120,8 +149,7 @@ def _decision_report(stored_session_id: str, decision: ResumeDecision) -> dict[s
 
 def _print_human(report: dict[str, Any]) -> None:
     resume = report["resume"]
-    print(f"runtime: {report['runtime']}  event: {report['event']}  "
-          f"sources: {report['sources']}")
+    print(f"runtime: {report['runtime']}  event: {report['event']}  sources: {report['sources']}")
     print(f"fingerprint: {report['fingerprint']}")
     print(f"resume: {resume['reason']}: {resume['detail']}")
     config: dict[str, Any] = report["start_config"]
