@@ -1,7 +1,11 @@
-"""Sessions: tests, lint, probe (the main job). Run them with ./nox -s NAME."""
+"""Sessions: tests, lint, probe (per version of the default matrix), report, schema_diff.
+
+Run them with ./nox -s NAME (or any nox you have).
+"""
 
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import nox
@@ -11,12 +15,10 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint"]
 
 PYTHON = "3.11"
-# Read from the package source so nox needs nothing installed to know it.
-DEFAULT_CODEX_VERSION = next(
-    line.split('"')[1]
-    for line in Path("harness/codex/versions.py").read_text(encoding="utf-8").splitlines()
-    if line.startswith("DEFAULT_CODEX_VERSION")
-)
+# versions.py imports nothing of ours, so nox can read the matrix without the project.
+_VERSIONS = runpy.run_path(str(Path(__file__).parent / "harness" / "codex" / "versions.py"))
+DEFAULT_MATRIX: list[str] = list(_VERSIONS["DEFAULT_MATRIX"])
+DEFAULT_CODEX_VERSION: str = _VERSIONS["DEFAULT_CODEX_VERSION"]
 
 
 def install_project(session: nox.Session) -> None:
@@ -39,9 +41,26 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
-def probe(session: nox.Session) -> None:
-    """The main job: probe the default codex-cli (or the versions given after --)."""
+@nox.parametrize("codex", DEFAULT_MATRIX, ids=DEFAULT_MATRIX)
+def probe(session: nox.Session, codex: str) -> None:
+    """The main job for one version: probe it into reports/VERSION and write its report."""
     install_project(session)
-    versions = session.posargs or [DEFAULT_CODEX_VERSION]
-    args = [arg for version in versions for arg in ("--codex", version)]
-    session.run("codex-probe", "probe", "--out", "reports", *args)
+    out = f"reports/{codex}"
+    # 3 = a probe broke: the report is still written, and the gate says what that means.
+    session.run("codex-probe", "probe", "--codex", codex, "--out", out, *session.posargs,
+                success_codes=[0, 3])
+    session.run("codex-probe", "report", "--out", out)
+
+
+@nox.session(python=PYTHON)
+def report(session: nox.Session) -> None:
+    """reports/html/index.html and reports/summary.md from reports/ (codex-probe report)."""
+    install_project(session)
+    session.run("codex-probe", "report", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def schema_diff(session: nox.Session) -> None:
+    """Schema drift between the two versions of the default matrix (or the two given)."""
+    install_project(session)
+    session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))

@@ -21,6 +21,9 @@ COMMAND_MODULES = (
     "probes.commands.probe",
     "probes.commands.compile",
     "probes.commands.drive",
+    "probes.commands.report",
+    "probes.commands.gate",
+    "probes.commands.schema_diff",
 )
 
 USAGE_ERROR = 2

@@ -1,11 +1,12 @@
 """Drive a real codex app-server against the wiretap and save what it sends.
 
-    python -m probes.explore --codex PATH --out DIR
+    python -m probes.explore --codex PATH --out DIR [--scenario NAME ...]
 
 Each scenario runs in its own isolated home and writes, under DIR/<scenario>/:
-transcript.jsonl (JSON-RPC both ways), requests.json (every captured provider
-request), layout.txt (each model request's instructions and input, abbreviated),
-stderr.N.txt (one per codex process) and a copy of config.toml. The observations
+transcript.jsonl (JSON-RPC both ways, each entry tagged with the codex process it
+belongs to), requests.json (every captured provider request), layout.txt (each model
+request's instructions and input, abbreviated), stderr.N.txt (the stderr tail of
+codex process N, taken when it ended) and a copy of config.toml. The observations
 in docs/observations/ were written from these. This is a measuring tool, not a
 probe: it records, it does not judge.
 """
@@ -14,19 +15,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from probes.explore_client import RpcProcess
+from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION, open_app_server
+from harness.jsonrpc import JsonRpcClient, ServerError, Transcript, TransportError
+from harness.jsonrpc.process import STDERR_TAIL_LINES
 from probes.homes import OPENAI_PROVIDER_NAME, IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap
 
+REQUEST_TIMEOUT_S = 30.0
 TURN_TIMEOUT_S = 60.0
+EXIT_GRACE_S = 3.0
+CLIENT_INFO = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
 
 
 def markers(tag: str) -> dict[str, str]:
@@ -46,70 +53,116 @@ class Session:
     def __init__(self, codex: str, out: Path, name: str, tap: Wiretap, home: IsolatedHome):
         self.codex, self.out, self.name, self.tap, self.home = codex, out / name, name, tap, home
         self.out.mkdir(parents=True, exist_ok=True)
-        self.transcript: list[dict[str, Any]] = []
-        self.proc: RpcProcess | None = None
-        self.generation = 0
-
-    async def spawn(self, initialize: bool = True) -> RpcProcess:
-        self.generation += 1
-        stderr_path = self.out / f"stderr.{self.generation}.txt"
-        proc = RpcProcess(self.transcript, self.generation, stderr_path)
-        await proc.start([self.codex, "app-server"], self.home.env(), self.home.workdir)
-        self.proc = proc
-        if initialize:
-            await proc.request("initialize", {"clientInfo": {"name": "probe", "version": "0.1"}})
-            await proc.notify("initialized")
-        return proc
-
-    async def restart(self) -> RpcProcess:
-        if self.proc is not None:
-            await self.proc.close()
-        return await self.spawn()
+        # One transcript for every process of the scenario, restarts included;
+        # process_starts[n] is the entry index at which process n+1 began.
+        self.transcript = Transcript()
+        self.process_starts: list[int] = []
+        self.client: JsonRpcClient | None = None
 
     @property
-    def rpc(self) -> RpcProcess:
-        assert self.proc is not None
-        return self.proc
+    def generation(self) -> int:
+        return len(self.process_starts)
+
+    @property
+    def rpc(self) -> JsonRpcClient:
+        if self.client is None:
+            raise RuntimeError(f"scenario {self.name}: no codex process is running")
+        return self.client
+
+    async def spawn(self, initialize: bool = True) -> None:
+        await self.stop()
+        self.process_starts.append(len(self.transcript.entries))
+        try:
+            self.client, _ = await open_app_server(
+                self.codex,
+                env=self.home.env(),
+                cwd=self.home.workdir,
+                transcript=self.transcript,
+                initialize=initialize,
+            )
+        except TransportError as error:  # the handshake failed; keep what codex said
+            self._write_stderr(error.stderr_tail)
+            raise
+
+    async def restart(self) -> None:
+        await self.spawn()
+
+    async def stop(self) -> None:
+        """End the current codex process (stdin, wait, SIGTERM, SIGKILL); save its stderr."""
+        client, self.client = self.client, None
+        if client is None:
+            return
+        try:
+            await client.close(grace=EXIT_GRACE_S)
+        finally:
+            self._write_stderr(client.stderr_tail(STDERR_TAIL_LINES))
+
+    def _write_stderr(self, tail: str) -> None:
+        text = tail + "\n" if tail else ""
+        (self.out / f"stderr.{self.generation}.txt").write_text(text, encoding="utf-8")
+
+    async def call(
+        self, method: str, params: Any = None, timeout: float = REQUEST_TIMEOUT_S
+    ) -> dict[str, Any]:
+        """`{"result": ...}` or `{"error": {"code", "message", "data"}}`: error answers are
+        observations here, so they are returned; transport failures still raise."""
+        try:
+            return {"result": await self.rpc.request(method, params, timeout=timeout)}
+        except ServerError as error:
+            return {"error": {"code": error.code, "message": error.message, "data": error.data}}
+
+    def forget_notifications(self) -> None:
+        """Drop buffered notifications, so the next wait sees only newer ones."""
+        self.rpc.drain_notifications()
+
+    async def wait_turn_completed(self) -> None:
+        await self.rpc.wait_for_notification("turn/completed", timeout=TURN_TIMEOUT_S)
 
     async def start_thread(self, **params: Any) -> str:
         params.setdefault("cwd", str(self.home.workdir))
-        response = await self.rpc.request("thread/start", params)
+        response = await self.call("thread/start", params)
         thread_id: str = response["result"]["thread"]["id"]
         return thread_id
 
     async def turn(self, thread_id: str, text: str) -> dict[str, Any]:
-        """Start a turn and wait for its turn/completed; returns the turn/start response."""
-        mark = self.rpc.mark()
-        response = await self.rpc.request(
-            "turn/start", {"threadId": thread_id, "input": text_input(text)}
-        )
+        """Start a turn and wait for its turn/completed; returns the turn/start answer."""
+        self.forget_notifications()
+        response = await self.call("turn/start", {"threadId": thread_id, "input": text_input(text)})
         if "result" in response:
-            await self.rpc.wait_notification("turn/completed", TURN_TIMEOUT_S, after=mark)
+            await self.wait_turn_completed()
         return response
 
     async def compact(self, thread_id: str) -> dict[str, Any]:
-        mark = self.rpc.mark()
-        response = await self.rpc.request("thread/compact/start", {"threadId": thread_id})
+        self.forget_notifications()
+        response = await self.call("thread/compact/start", {"threadId": thread_id})
         if "result" in response:
-            await self.rpc.wait_notification("turn/completed", TURN_TIMEOUT_S, after=mark)
+            await self.wait_turn_completed()
         return response
 
     async def wait_unloaded(self, thread_id: str, timeout: float) -> bool:
         """Poll thread/loaded/list; False if the thread is still loaded at the deadline
         (0.171 keeps an unsubscribed thread loaded), which is an observation too."""
         deadline = time.monotonic() + timeout
-        while thread_id in (await self.rpc.request("thread/loaded/list", {}))["result"]["data"]:
+        while thread_id in (await self.call("thread/loaded/list", {}))["result"]["data"]:
             if time.monotonic() > deadline:
                 return False
             await asyncio.sleep(0.25)
         return True
 
+    def transcript_lines(self) -> Iterator[dict[str, Any]]:
+        """Transcript entries tagged with their process ("process": 1, 2, ...), the key
+        fake_appserver/profiles/capture_wire.py pairs request ids by."""
+        entries = self.transcript.entries
+        bounds = [*self.process_starts, len(entries)]
+        for generation, (first, end) in enumerate(itertools.pairwise(bounds), 1):
+            for entry in entries[first:end]:
+                yield {"process": generation, **entry.to_json()}
+
     async def finish(self) -> None:
-        if self.proc is not None:
-            await self.proc.close()
-        with (self.out / "transcript.jsonl").open("w", encoding="utf-8") as f:
-            for entry in self.transcript:
-                f.write(json.dumps(entry) + "\n")
+        await self.stop()
+        with (self.out / "transcript.jsonl").open("w", encoding="utf-8") as sink:
+            for line in self.transcript_lines():
+                sink.write(json.dumps(line) + "\n")
         abandoned = set(self.tap.abandoned)
         requests = [{**r.to_json(), "abandoned": r.index in abandoned} for r in self.tap.requests]
         (self.out / "requests.json").write_text(json.dumps(requests, indent=1), encoding="utf-8")
@@ -163,25 +216,25 @@ async def lifecycle(s: Session) -> None:
     await s.turn(thread, "USER_TURN_2")
     await s.compact(thread)
     await s.turn(thread, "USER_TURN_3_AFTER_COMPACT")
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("V2")})
+    await s.call("thread/resume", {"threadId": thread, **markers("V2")})
     await s.turn(thread, "USER_TURN_4_AFTER_LOADED_RESUME_V2")
     await s.restart()
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("V3")})
+    await s.call("thread/resume", {"threadId": thread, **markers("V3")})
     await s.turn(thread, "USER_TURN_5_AFTER_COLD_RESUME_V3")
     await s.restart()
     v3_empty_dev = {**markers("V3"), "developerInstructions": ""}
-    await s.rpc.request("thread/resume", {"threadId": thread, **v3_empty_dev})
+    await s.call("thread/resume", {"threadId": thread, **v3_empty_dev})
     await s.turn(thread, "USER_TURN_6_AFTER_COLD_RESUME_EMPTY_DEV")
     await s.restart()
-    await s.rpc.request("thread/resume", {"threadId": thread})
+    await s.call("thread/resume", {"threadId": thread})
     await s.turn(thread, "USER_TURN_7_AFTER_COLD_RESUME_NO_FIELDS")
     await s.compact(thread)
     await s.turn(thread, "USER_TURN_8_AFTER_SECOND_COMPACT")
-    await s.rpc.request("thread/unsubscribe", {"threadId": thread})
+    await s.call("thread/unsubscribe", {"threadId": thread})
     # Unsubscribe answers before the thread is unloaded; resuming in between fails
     # ("is closing") on 0.120, so wait until thread/loaded/list no longer has it.
     await s.wait_unloaded(thread, timeout=3.0)
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("V4")})
+    await s.call("thread/resume", {"threadId": thread, **markers("V4")})
     await s.turn(thread, "USER_TURN_9_AFTER_UNSUBSCRIBE_RESUME_V4")
 
 
@@ -191,15 +244,15 @@ async def resume_then_compact(s: Session) -> None:
     await s.spawn()
     thread = await s.start_thread(**markers("V1"))
     await s.turn(thread, "RC_TURN_1")
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("V2")})
+    await s.call("thread/resume", {"threadId": thread, **markers("V2")})
     await s.compact(thread)
     await s.turn(thread, "RC_TURN_2_AFTER_LOADED_RESUME_V2_AND_COMPACT")
     await s.restart()
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("V3")})
+    await s.call("thread/resume", {"threadId": thread, **markers("V3")})
     await s.compact(thread)
     await s.turn(thread, "RC_TURN_3_AFTER_COLD_RESUME_V3_AND_COMPACT")
     await s.restart()
-    await s.rpc.request("thread/resume", {"threadId": thread})
+    await s.call("thread/resume", {"threadId": thread})
     await s.compact(thread)
     await s.turn(thread, "RC_TURN_4_AFTER_COLD_RESUME_NO_FIELDS_AND_COMPACT")
 
@@ -209,10 +262,10 @@ async def legacy_thread(s: Session) -> None:
     await s.spawn()
     thread = await s.start_thread()
     await s.turn(thread, "LEGACY_FULL_PROMPT: you are the legacy agent. USER: hello")
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("NEW")})
+    await s.call("thread/resume", {"threadId": thread, **markers("NEW")})
     await s.turn(thread, "LEGACY_TURN_2_AFTER_LOADED_RESUME")
     await s.restart()
-    await s.rpc.request("thread/resume", {"threadId": thread, **markers("NEW")})
+    await s.call("thread/resume", {"threadId": thread, **markers("NEW")})
     await s.turn(thread, "LEGACY_TURN_3_AFTER_COLD_RESUME")
 
 
@@ -222,14 +275,14 @@ async def resume_empty_values(s: Session) -> None:
     thread = await s.start_thread(**markers("R"))
     await s.turn(thread, "RE_TURN_1")
     await s.restart()
-    await s.rpc.request(
+    await s.call(
         "thread/resume", {"threadId": thread, "baseInstructions": "", "developerInstructions": ""}
     )
     await s.turn(thread, "RE_TURN_2_AFTER_COLD_RESUME_BOTH_EMPTY")
     await s.compact(thread)
     await s.turn(thread, "RE_TURN_3_AFTER_COLD_RESUME_BOTH_EMPTY_AND_COMPACT")
     await s.restart()
-    await s.rpc.request(
+    await s.call(
         "thread/resume",
         {"threadId": thread, "baseInstructions": None, "developerInstructions": None},
     )
@@ -262,35 +315,35 @@ async def empty_values(s: Session) -> None:
 
 async def errors(s: Session) -> None:
     """The error answers the driver's fallback rules rely on."""
-    proc = await s.spawn(initialize=False)
-    await proc.request("thread/start", {"cwd": str(s.home.workdir)})  # before initialize
-    await proc.request("initialize", {"clientInfo": {"name": "probe", "version": "0.1"}})
-    await proc.notify("initialized")
-    await proc.request("initialize", {"clientInfo": {"name": "probe", "version": "0.1"}})
-    await proc.request("no/such/method", {})
-    await proc.request("thread/resume", {"threadId": str(uuid.uuid4())})
-    await proc.request("thread/resume", {"threadId": "not-a-uuid"})
-    await proc.request("turn/start", {"threadId": str(uuid.uuid4()), "input": text_input("x")})
+    await s.spawn(initialize=False)
+    await s.call("thread/start", {"cwd": str(s.home.workdir)})  # before initialize
+    await s.call("initialize", CLIENT_INFO)
+    await s.rpc.notify("initialized")
+    await s.call("initialize", CLIENT_INFO)
+    await s.call("no/such/method", {})
+    await s.call("thread/resume", {"threadId": str(uuid.uuid4())})
+    await s.call("thread/resume", {"threadId": "not-a-uuid"})
+    await s.call("turn/start", {"threadId": str(uuid.uuid4()), "input": text_input("x")})
     thread = await s.start_thread(**markers("ERR"))
     first = await s.turn(thread, "ERR_TURN_1")
     finished_turn = first["result"]["turn"]["id"]
     steer = {"threadId": thread, "input": text_input("STEER_TEXT")}
-    await proc.request("turn/steer", {**steer, "expectedTurnId": finished_turn})  # idle thread
+    await s.call("turn/steer", {**steer, "expectedTurnId": finished_turn})  # idle thread
     # A held-back answer keeps the next turn active while we steer it.
     s.tap.queue_replies(Reply(text="slow reply", delay_s=6.0))
-    mark = proc.mark()
-    started = await proc.request(
+    s.forget_notifications()
+    started = await s.call(
         "turn/start", {"threadId": thread, "input": text_input("ERR_TURN_2_SLOW")}
     )
     active_turn = started["result"]["turn"]["id"]
-    await proc.request("turn/steer", {**steer, "expectedTurnId": "not-the-active-turn"})
-    await proc.request("turn/steer", {**steer, "expectedTurnId": active_turn})
-    await proc.wait_notification("turn/completed", TURN_TIMEOUT_S, after=mark)
+    await s.call("turn/steer", {**steer, "expectedTurnId": "not-the-active-turn"})
+    await s.call("turn/steer", {**steer, "expectedTurnId": active_turn})
+    await s.wait_turn_completed()
     # A thread that exists on disk but is not loaded in this process.
     await s.restart()
-    await s.rpc.request("turn/start", {"threadId": thread, "input": text_input("x")})
-    await s.rpc.request("turn/steer", {**steer, "expectedTurnId": active_turn})
-    await s.rpc.request("thread/compact/start", {"threadId": thread})
+    await s.call("turn/start", {"threadId": thread, "input": text_input("x")})
+    await s.call("turn/steer", {**steer, "expectedTurnId": active_turn})
+    await s.call("thread/compact/start", {"threadId": thread})
 
 
 async def openai_named_compaction(s: Session) -> None:

@@ -1,0 +1,76 @@
+"""`codex-probe report [--out DIR]`: DIR/allure-results -> DIR/html/index.html, + summary.md."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any
+
+from harness.codex import NpmError
+from probes.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
+from probes.reporting.allure_report import ReportError, generate_html, require_results
+from probes.reporting.browser import BrowserError, screenshot
+from probes.reporting.categories import report_environment, write_results_metadata
+from probes.reporting.summary import render_summary
+from probes.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
+
+FAILED = 1
+USAGE_ERROR = 2
+TOOL = f"codex-probe {package_version('codex-probe')}"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write the Allure HTML report (and summary.md) of a probe run",
+        description="Turn DIR/allure-results into DIR/html/index.html with the pinned Allure "
+        f"{ALLURE_VERSION} (installed from npm into the cache once; offline after that), and "
+        "DIR/verdict.json, if there is one, into DIR/summary.md.",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("reports"), metavar="DIR", help="default: reports/"
+    )
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="also save a picture of the report's first page (needs headless chromium)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out: Path = args.out
+    verdicts: VerdictReport | None = None
+    if (out / "verdict.json").exists():
+        try:
+            verdicts = load_verdicts(out / "verdict.json")
+        except VerdictFileError as error:
+            print(f"codex-probe report: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        (out / "summary.md").write_text(render_summary(verdicts))
+        print(f"summary: {out / 'summary.md'}")
+    results_dir = out / "allure-results"
+    try:
+        require_results(results_dir)  # before fetching Allure from npm
+        allure = install_allure()
+        versions = verdicts.versions if verdicts else []
+        write_results_metadata(results_dir, report_environment(versions, TOOL, allure.version))
+        generated = generate_html(allure, results_dir, out / "html")
+    except (ReportError, NpmError, AllureInstallError) as error:
+        print(f"codex-probe report: {error}", file=sys.stderr)
+        return FAILED
+    print(
+        f"report: {generated.index} ({generated.results} results, allure {allure.version}, "
+        f"{generated.seconds:.1f}s)"
+    )
+    if args.screenshot is not None:
+        try:
+            picture = screenshot(generated.index.resolve().as_uri(), args.screenshot)
+        except BrowserError as error:
+            print(f"codex-probe report: {error}", file=sys.stderr)
+            return FAILED
+        print(f"screenshot: {picture}")
+    return 0

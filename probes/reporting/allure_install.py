@@ -1,0 +1,108 @@
+"""The Allure 3 command line (npm `allure`), pinned, installed once into the codex-probe cache.
+
+Laid out like the codex-cli installs: `$CODEX_PROBE_CACHE/allure/VERSION/`, built in a
+private folder and made visible by an atomic rename once npm has put exactly that
+version in place, under a per-version file lock. After that, making a report needs no
+network at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.codex.cache import cache_root, exclusive_lock
+from harness.codex.npm import run_npm
+
+ALLURE_PACKAGE = "allure"
+# Pinned: the report layout, the categories config and the analytics tag we strip from
+# the page were all checked against this version (tests/reports/ check them again).
+ALLURE_VERSION = "3.18.0"
+MARKER = "installed.json"
+BINARY_RELATIVE = Path("node_modules") / ".bin" / "allure"
+PACKAGE_JSON_RELATIVE = Path("node_modules") / ALLURE_PACKAGE / "package.json"
+
+
+class AllureInstallError(RuntimeError):
+    """npm ran but did not leave the wanted Allure version behind."""
+
+
+@dataclass(frozen=True)
+class AllureInstallation:
+    version: str
+    root: Path
+
+    @property
+    def binary(self) -> Path:
+        return self.root / BINARY_RELATIVE
+
+
+def allure_dir(root: Path | None = None) -> Path:
+    return (root or cache_root()) / "allure"
+
+
+def installed_allure(
+    version: str = ALLURE_VERSION, root: Path | None = None
+) -> AllureInstallation | None:
+    """The cached installation, or None; never touches the network."""
+    candidate = AllureInstallation(version, allure_dir(root) / version)
+    if (candidate.root / MARKER).is_file() and candidate.binary.exists():
+        return candidate
+    return None
+
+
+def install_allure(version: str = ALLURE_VERSION, root: Path | None = None) -> AllureInstallation:
+    if cached := installed_allure(version, root):
+        return cached
+    parent = allure_dir(root)
+    with exclusive_lock(parent / f".{version}.lock"):
+        if cached := installed_allure(version, root):
+            return cached  # another process finished it while we waited
+        return _install_locked(version, parent)
+
+
+def _install_locked(version: str, parent: Path) -> AllureInstallation:
+    for leftover in parent.glob(f".{version}.partial-*"):  # from a killed install; we hold the lock
+        shutil.rmtree(leftover, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=parent))
+    try:
+        run_npm(
+            [
+                "install",
+                "--prefix",
+                str(staging),
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                "--ignore-scripts",  # allure needs none; nothing runs at install time
+                "--loglevel=error",
+                f"{ALLURE_PACKAGE}@{version}",
+            ]
+        )
+        found = _package_version(staging)
+        if found != version:
+            raise AllureInstallError(f"npm installed allure {found!r}, not {version}")
+        if not (staging / BINARY_RELATIVE).exists():
+            raise AllureInstallError(f"npm installed allure {version} without its `allure` binary")
+        (staging / MARKER).write_text(json.dumps({"version": version}) + "\n")
+        final = parent / version
+        if final.exists():  # a broken earlier install without its marker
+            shutil.rmtree(final)
+        os.rename(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return AllureInstallation(version, final)
+
+
+def _package_version(prefix: Path) -> str | None:
+    try:
+        manifest = json.loads((prefix / PACKAGE_JSON_RELATIVE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    version = manifest.get("version")
+    return version if isinstance(version, str) else None

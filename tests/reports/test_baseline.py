@@ -1,0 +1,79 @@
+"""The baseline file: accepted changes with a reason, refused when incomplete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from probes.reporting.baseline import BaselineEntry, BaselineError, load_baseline
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.toml"
+    path.write_text(text)
+    return path
+
+
+def test_entries_read_with_changed_as_the_default_verdict(tmp_path: Path) -> None:
+    baseline = load_baseline(
+        write(
+            tmp_path,
+            """
+# 0.171.0 applies new instructions on a cold resume
+[[expected]]
+codex = "0.171.0"
+assumption = "resume-refresh-cold"
+reason = "the dispatcher clears the session instead (see docs/observations)"
+
+[[expected]]
+codex = "0.120.0"
+assumption = "error-steer-wrong-turn"
+verdict = "broken"
+reason = "0.120.0 never answers a steer to a finished turn"
+""",
+        )
+    )
+    assert baseline.for_version("0.171.0") == {
+        "resume-refresh-cold": BaselineEntry(
+            "0.171.0",
+            "resume-refresh-cold",
+            "changed",
+            "the dispatcher clears the session instead (see docs/observations)",
+        )
+    }
+    assert baseline.for_version("0.120.0")["error-steer-wrong-turn"].verdict == "broken"
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ('[[expected]]\ncodex = "0.171.0"\nassumption = "a"\n', "expected #1: 'reason' must be"),
+        (
+            '[[expected]]\ncodex = "0.171.0"\nassumption = "a"\nreason = "r"\nverdict = "holds"\n',
+            "verdict 'holds' cannot be baselined",
+        ),
+        (
+            '[[expected]]\ncodex = "0.171.0"\nassumption = "a"\nreason = "r"\nwhy = "x"\n',
+            "unknown key(s) why",
+        ),
+        (
+            '[[expected]]\ncodex = "1"\nassumption = "a"\nreason = "r"\n'
+            '[[expected]]\ncodex = "1"\nassumption = "a"\nreason = "again"\n',
+            "expected #2 repeats a on 1",
+        ),
+        ('[expect]\ncodex = "1"\n', "unknown key(s) expect"),
+        ("[[expected]\n", "not TOML"),
+    ],
+)
+def test_an_incomplete_or_repeated_entry_is_refused_with_its_number(
+    tmp_path: Path, text: str, complaint: str
+) -> None:
+    with pytest.raises(BaselineError) as caught:
+        load_baseline(write(tmp_path, text))
+    assert complaint in str(caught.value)
+
+
+def test_a_missing_baseline_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BaselineError, match="no such baseline file"):
+        load_baseline(tmp_path / "nothing.toml")

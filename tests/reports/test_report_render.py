@@ -1,0 +1,104 @@
+"""`codex-probe report`: the pinned Allure 3 makes one HTML page, and Chromium renders it.
+
+Needs npm (Allure is installed into the cache once) and Debian's `chromium`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from probes.reporting.allure_report import ANALYTICS_HOST
+from probes.reporting.browser import dump_dom
+from tests.reports.conftest import DATA
+
+
+def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def report_dir(probe_like_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    shutil.copytree(probe_like_results, out / "allure-results")
+    shutil.copy(DATA / "verdict.json", out / "verdict.json")
+    done = codex_probe("report", "--out", str(out), "--screenshot", str(out / "report.png"))
+    assert done.returncode == 0, done.stderr
+    assert re.search(
+        r"report: .*index\.html \(5 results, allure 3\.\d+\.\d+, \d+\.\ds\)", done.stdout
+    ), done.stdout
+    return out
+
+
+def visible_text(dom: str) -> str:
+    """The text a person sees in the app's root: no scripts, styles or markup."""
+    app = dom.split('id="app"', 1)[1]
+    app = re.sub(r"<(script|style|svg)\b.*?</\1>", " ", app, flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", app).split())
+
+
+def test_report_writes_one_self_contained_page_and_the_summary(report_dir: Path) -> None:
+    assert (report_dir / "html" / "index.html").is_file()
+    assert (report_dir / "summary.md").read_text().startswith("# codex-probe")
+    # Single-file mode: no data folder to fetch, so the page also works from disk.
+    assert not (report_dir / "html" / "data").exists()
+    assert not list(report_dir.glob(".html*"))  # no staging folder left behind
+
+
+def test_the_page_renders_every_finding_grouped_by_spec_section(report_dir: Path) -> None:
+    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri()))
+    # Groups with a failure open by default; the passing one shows as its group and count.
+    for name in (
+        "spec 5.1 1 compaction-keeps-instructions 1 1 "
+        "test_compaction_keeps_instructions_changed[0.171.0]",
+        "error-steer-wrong-turn 1 1 test_error_steer_wrong_turn_broken[0.120.0]",
+        "resume-refresh-cold 1 1 test_timeout_in_a_probe_is_broken_too[0.120.0]",
+        "spec fake 1 fake-fidelity-start 1 1 test_fake_fidelity_start_diverges[0.171.0]",
+        "spec 5.2 1",
+    ):
+        assert name in text, text[:2000]
+    assert re.search(r"Failed 2 Broken 2 Passed 1", text), text[:2000]
+    assert "codex.versions" in text  # environment.properties made it into the page
+
+
+def test_the_categories_tab_sorts_failures_by_what_went_wrong(report_dir: Path) -> None:
+    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri() + "#categories"))
+    assert "assumption changed upstream 1" in text, text[:2000]
+    assert "harness broken 2" in text
+    assert "fake diverges from real 1" in text
+
+
+def test_the_page_calls_no_analytics_when_opened(report_dir: Path) -> None:
+    assert ANALYTICS_HOST not in (report_dir / "html" / "index.html").read_text()
+
+
+def test_the_screenshot_is_a_png_of_the_rendered_page(report_dir: Path) -> None:
+    picture = (report_dir / "report.png").read_bytes()
+    assert picture.startswith(b"\x89PNG\r\n\x1a\n")
+    assert len(picture) > 20_000  # a rendered page, not a blank one
+
+
+def test_a_folder_without_results_is_an_error_that_says_what_to_run(tmp_path: Path) -> None:
+    done = codex_probe("report", "--out", str(tmp_path))
+    assert done.returncode == 1
+    assert "holds no Allure results" in done.stderr
+    assert "codex-probe probe --out DIR" in done.stderr
+    assert not (tmp_path / "html").exists()
+
+
+def test_an_unreadable_verdict_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "verdict.json").write_text("{")
+    done = codex_probe("report", "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert "not JSON" in done.stderr

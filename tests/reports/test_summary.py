@@ -1,0 +1,91 @@
+"""summary.md: what a person reads in a pull request."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from probes.reporting.summary import MAX_VALUE_CHARS, render_summary
+from probes.reporting.verdicts import load_verdicts, parse_verdicts
+from tests.reports.conftest import DATA, MakeVerdict
+
+
+def summary_of_fixture() -> str:
+    return render_summary(load_verdicts(DATA / "verdict.json"))
+
+
+def test_table_has_a_row_per_assumption_and_a_column_per_version_in_version_order() -> None:
+    lines = summary_of_fixture().splitlines()
+    header = next(line for line in lines if line.startswith("| assumption"))
+    assert header == "| assumption | spec | kind | codex 0.120.0 | codex 0.171.0 |"
+    assert "| `compaction-keeps-instructions` | 5.1 | required | ✅ holds | ❌ changed |" in lines
+    assert "| `error-steer-wrong-turn` | 5.3 | required | ⚠️ broken | — no verdict |" in lines
+    assert "| `resume-refresh-cold` | 5.3 | informative | — no verdict | ❌ changed |" in lines
+
+
+def test_rows_follow_the_registry_order_of_the_spec_not_the_alphabet() -> None:
+    rows = [line for line in summary_of_fixture().splitlines() if line.startswith("| `")]
+    order = [row.split("`")[1] for row in rows]
+    assert order.index("start-applies-instructions") < order.index("compaction-keeps-instructions")
+
+
+def test_each_changed_or_broken_finding_has_its_evidence_and_a_command_to_paste() -> None:
+    summary = summary_of_fixture()
+    changed = summary.split("### `compaction-keeps-instructions` on codex 0.171.0: changed")[1]
+    changed = changed.split("###")[0]
+    assert "Spec 5.1 (required)." in changed
+    assert '- observed: `{"base_seen_after": true, "developer_seen_after": false}`' in changed
+    assert "- developer_seen_after: expected True, observed False" in changed
+    assert "    instructions: <base marker B-7f3a>" in changed  # multi-line evidence kept whole
+    assert changed.rstrip().endswith(
+        "Reproduce with: `codex-probe probe --codex 0.171.0 --only compaction-keeps-instructions`"
+    )
+    broken = summary.split("### `error-steer-wrong-turn` on codex 0.120.0: broken")[1]
+    assert "- turn/steer (id 7) got no answer within 30.0s" in broken
+    assert "Reproduce with: `codex-probe probe --codex 0.120.0 --only error-steer-wrong-turn`" in (
+        broken
+    )
+
+
+def test_a_holding_assumption_gets_no_section_of_its_own() -> None:
+    assert (
+        "### `start-applies-instructions`"
+        not in summary_of_fixture().split("## Fake diverges from real")[0]
+    )
+
+
+def test_counts_per_version_name_how_many_changes_are_required() -> None:
+    summary = summary_of_fixture()
+    assert "- codex 0.171.0: 1 holds, 2 changed (1 required), 0 broken" in summary
+    assert "- codex 0.120.0: 2 holds, 0 changed, 1 broken (1 required)" in summary
+
+
+def test_fake_versus_real_findings_have_their_own_table_and_their_diff() -> None:
+    summary = summary_of_fixture()
+    assumptions_table, rest = summary.split("## Changed or broken")
+    assert "fake-fidelity-start" not in assumptions_table
+    assert "| `fake-fidelity-start` | fake | — no verdict | ❌ differs |" in rest
+    # A probe whose own fidelity check differs is marked in the assumptions table too.
+    marked = "| `start-applies-instructions` | 5.2 | required | ✅ holds | ✅ holds · fake ≠ real |"
+    assert marked in assumptions_table
+    diverges = rest.split("## Fake diverges from real")[1]
+    assert "\"root['requests'][0]['tools']\"" in diverges
+    assert '"old_value": "developer"' in diverges
+
+
+def test_an_observed_value_too_long_for_a_pull_request_is_cut_and_says_where_it_is_whole(
+    make_verdict: MakeVerdict,
+) -> None:
+    path = make_verdict({"0.171.0": {"resume-refresh-cold": ("changed", False)}})
+    document = json.loads(path.read_text())
+    document["versions"]["0.171.0"]["resume-refresh-cold"]["observed"] = {"text": "x" * 5000}
+    summary = render_summary(parse_verdicts(document))
+    observed = next(line for line in summary.splitlines() if line.startswith("- observed:"))
+    assert len(observed) < MAX_VALUE_CHARS + 100
+    assert observed.endswith("…(cut; whole in verdict.json)`")
+
+
+def test_a_verdict_without_versions_says_nothing_was_probed(tmp_path: Path) -> None:
+    path = tmp_path / "verdict.json"
+    path.write_text('{"generated_at": "now", "tool": "codex-probe 0.1.0", "versions": {}}')
+    assert "nothing was probed" in render_summary(load_verdicts(path))

@@ -1,0 +1,47 @@
+"""Reading verdict.json: a file of another shape is refused, with where and why."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from probes.reporting.verdicts import VerdictFileError, load_verdicts
+from tests.reports.conftest import DATA, MakeVerdict
+
+
+def test_the_fixture_verdict_reads_into_findings_per_version() -> None:
+    report = load_verdicts(DATA / "verdict.json")
+    assert report.versions == ["0.120.0", "0.171.0"]
+    finding = report.findings["0.171.0"]["compaction-keeps-instructions"]
+    assert (finding.verdict, finding.required, finding.spec_section) == ("changed", True, "5.1")
+    assert report.findings["0.171.0"]["start-applies-instructions"].fake_diverges
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        ({"verdict": "passed"}, "verdict 'passed' is not one of holds, changed, broken"),
+        ({"required": "yes"}, "'required' must be true or false"),
+        ({"evidence": "one line"}, "'evidence' must be a list"),
+        ({"fidelity": {"diff": {}}}, "'fidelity' must be null or have fake_matches_real"),
+    ],
+)
+def test_a_finding_of_another_shape_is_refused_naming_version_and_id(
+    make_verdict: MakeVerdict, change: dict[str, object], complaint: str
+) -> None:
+    path = make_verdict({"0.171.0": {"start-applies-instructions": ("holds", True)}})
+    document = json.loads(path.read_text())
+    document["versions"]["0.171.0"]["start-applies-instructions"].update(change)
+    path.write_text(json.dumps(document))
+    with pytest.raises(VerdictFileError) as caught:
+        load_verdicts(path)
+    assert f"{path}: 0.171.0/start-applies-instructions: {complaint}" in str(caught.value)
+
+
+def test_a_file_that_is_not_json_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "verdict.json"
+    path.write_text("{not json")
+    with pytest.raises(VerdictFileError, match="not JSON"):
+        load_verdicts(path)
