@@ -79,6 +79,8 @@ def generate_html(
     timeout: float = GENERATE_TIMEOUT,
 ) -> GeneratedReport:
     """Write `html_dir/index.html` from `results_dir`; the old report is replaced atomically."""
+    # Allure runs in its own working folder, so relative paths must not reach it.
+    results_dir, html_dir = results_dir.resolve(), html_dir.resolve()
     results = require_results(results_dir)
     html_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{html_dir.name}.partial-", dir=html_dir.parent))

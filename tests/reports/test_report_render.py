@@ -102,3 +102,15 @@ def test_an_unreadable_verdict_is_a_usage_error(tmp_path: Path) -> None:
     done = codex_probe("report", "--out", str(tmp_path))
     assert done.returncode == 2
     assert "not JSON" in done.stderr
+
+
+def test_a_relative_out_folder_works_from_any_working_directory(
+    probe_like_results: Path, tmp_path: Path,
+) -> None:
+    shutil.copytree(probe_like_results, tmp_path / "rel" / "allure-results")
+    done = subprocess.run(
+        [sys.executable, "-m", "probes.cli", "report", "--out", "rel"],
+        capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "rel" / "html" / "index.html").is_file()
