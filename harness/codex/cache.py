@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
+import shutil
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 CACHE_ENV = "CODEX_PROBE_CACHE"
@@ -46,3 +49,39 @@ def exclusive_lock(path: Path, *, timeout: float = 900.0) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+MARKER = "installed.json"
+
+
+def is_installed(folder: Path, needed: Path) -> bool:
+    """A folder `install_once` completed, still holding the file that matters in it."""
+    return (folder / MARKER).is_file() and (folder / needed).exists()
+
+
+def install_once(parent: Path, name: str, build: Callable[[Path], None], needed: Path) -> Path:
+    """`parent/name`, built by `build(staging)` once, safely across processes.
+
+    The build happens in a private folder that becomes `parent/name` only by an atomic
+    rename after `build` returned, so an interrupted build is never used; a lock per
+    name makes a concurrent caller wait and then find the finished folder.
+    """
+    final = parent / name
+    if is_installed(final, needed):
+        return final
+    with exclusive_lock(parent / f".{name}.lock"):
+        if is_installed(final, needed):
+            return final  # another process finished it while we waited
+        for leftover in parent.glob(f".{name}.partial-*"):  # a killed build's; we hold the lock
+            shutil.rmtree(leftover, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}.partial-", dir=parent))
+        try:
+            build(staging)
+            (staging / MARKER).write_text(json.dumps({"name": name}) + "\n")
+            if final.exists():  # a broken earlier build without its marker
+                shutil.rmtree(final)
+            os.rename(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    return final

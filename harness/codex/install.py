@@ -8,19 +8,16 @@ installs of the same version safe; the second waits and then finds it done.
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.codex import npm
-from harness.codex.cache import exclusive_lock, versions_dir
+from harness.codex.cache import install_once, is_installed, versions_dir
 from harness.codex.versions import is_release, nearest_versions
 
-MARKER = "installed.json"
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
 
 
@@ -55,9 +52,7 @@ class Installation:
 def installed(version: str, root: Path | None = None) -> Installation | None:
     """The cached installation of `version`, or None; never touches the network."""
     candidate = Installation(version, versions_dir(root) / version)
-    if (candidate.root / MARKER).is_file() and candidate.binary.exists():
-        return candidate
-    return None
+    return candidate if is_installed(candidate.root, BINARY_RELATIVE) else None
 
 
 def resolve_version(version: str) -> str:
@@ -76,39 +71,20 @@ def install(version: str, root: Path | None = None) -> Installation:
     concrete = resolve_version(version)
     if cached := installed(concrete, root):
         return cached
-    parent = versions_dir(root)
-    with exclusive_lock(parent / f".{concrete}.lock"):
-        if cached := installed(concrete, root):
-            return cached  # another process finished it while we waited
-        return _install_locked(concrete, parent)
+    root_dir = install_once(
+        versions_dir(root), concrete, lambda staging: _build(concrete, staging), BINARY_RELATIVE
+    )
+    return Installation(concrete, root_dir)
 
 
-def _install_locked(version: str, parent: Path) -> Installation:
+def _build(version: str, staging: Path) -> None:
     published = npm.published_versions()
     if version not in published:
         raise UnknownVersionError(version, nearest_versions(version, published))
-    _remove_leftovers(parent, version)
-    staging = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=parent))
-    try:
-        npm.install_package(version, staging)
-        reported = binary_version(staging / BINARY_RELATIVE)
-        if reported != version:
-            raise InstallError(f"npm installed a codex that reports {reported!r}, not {version}")
-        (staging / MARKER).write_text(json.dumps({"version": version}) + "\n")
-        final = parent / version
-        if final.exists():  # a broken earlier install without its marker
-            shutil.rmtree(final)
-        os.rename(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return Installation(version, final)
-
-
-def _remove_leftovers(parent: Path, version: str) -> None:
-    # Partial folders of this version left by a killed install; we hold its lock.
-    for leftover in parent.glob(f".{version}.partial-*"):
-        shutil.rmtree(leftover, ignore_errors=True)
+    npm.install_package(version, staging)
+    reported = binary_version(staging / BINARY_RELATIVE)
+    if reported != version:
+        raise InstallError(f"npm installed a codex that reports {reported!r}, not {version}")
 
 
 def binary_version(binary: Path, timeout: float = 30.0) -> str:

@@ -3,42 +3,27 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
-from harness.codex.cache import exclusive_lock
+from harness.codex.cache import install_once
 from harness.codex.install import Installation, run_codex_tool
 
-SCHEMA_MARKER = ".complete"
+UNION_FILE = "ClientRequest.json"
 
 
 def ensure_schema(installation: Installation) -> Path:
     """The folder of `codex app-server generate-json-schema` output for this version."""
-    target = installation.schema_dir
-    if (target / SCHEMA_MARKER).is_file():
-        return target
-    with exclusive_lock(installation.root.parent / f".{installation.version}.schema.lock"):
-        if (target / SCHEMA_MARKER).is_file():
-            return target
-        staging = Path(tempfile.mkdtemp(prefix=".schema.partial-", dir=installation.root))
-        try:
-            run_codex_tool(
-                installation.binary, ["app-server", "generate-json-schema", "--out", str(staging)]
+
+    def generate(staging: Path) -> None:
+        run_codex_tool(
+            installation.binary, ["app-server", "generate-json-schema", "--out", str(staging)]
+        )
+        if not (staging / UNION_FILE).is_file():
+            raise RuntimeError(
+                f"codex {installation.version} generate-json-schema wrote no {UNION_FILE}"
             )
-            if not (staging / "ClientRequest.json").is_file():
-                raise RuntimeError(
-                    f"codex {installation.version} generate-json-schema wrote no ClientRequest.json"
-                )
-            (staging / SCHEMA_MARKER).write_text(installation.version + "\n")
-            if target.exists():
-                shutil.rmtree(target)
-            os.rename(staging, target)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-    return target
+
+    return install_once(installation.root, installation.schema_dir.name, generate, Path(UNION_FILE))
 
 
 def schema_hash(schema_dir: Path) -> str:

@@ -9,20 +9,16 @@ network at all.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.codex.cache import cache_root, exclusive_lock
+from harness.codex.cache import cache_root, install_once, is_installed
 from harness.codex.npm import run_npm
 
 ALLURE_PACKAGE = "allure"
 # Pinned: the report layout, the categories config and the analytics tag we strip from
 # the page were all checked against this version (tests/reports/ check them again).
 ALLURE_VERSION = "3.18.0"
-MARKER = "installed.json"
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "allure"
 PACKAGE_JSON_RELATIVE = Path("node_modules") / ALLURE_PACKAGE / "package.json"
 
@@ -50,53 +46,35 @@ def installed_allure(
 ) -> AllureInstallation | None:
     """The cached installation, or None; never touches the network."""
     candidate = AllureInstallation(version, allure_dir(root) / version)
-    if (candidate.root / MARKER).is_file() and candidate.binary.exists():
-        return candidate
-    return None
+    return candidate if is_installed(candidate.root, BINARY_RELATIVE) else None
 
 
 def install_allure(version: str = ALLURE_VERSION, root: Path | None = None) -> AllureInstallation:
-    if cached := installed_allure(version, root):
-        return cached
-    parent = allure_dir(root)
-    with exclusive_lock(parent / f".{version}.lock"):
-        if cached := installed_allure(version, root):
-            return cached  # another process finished it while we waited
-        return _install_locked(version, parent)
+    folder = install_once(
+        allure_dir(root), version, lambda staging: _build(version, staging), BINARY_RELATIVE
+    )
+    return AllureInstallation(version, folder)
 
 
-def _install_locked(version: str, parent: Path) -> AllureInstallation:
-    for leftover in parent.glob(f".{version}.partial-*"):  # from a killed install; we hold the lock
-        shutil.rmtree(leftover, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{version}.partial-", dir=parent))
-    try:
-        run_npm(
-            [
-                "install",
-                "--prefix",
-                str(staging),
-                "--no-audit",
-                "--no-fund",
-                "--no-save",
-                "--ignore-scripts",  # allure needs none; nothing runs at install time
-                "--loglevel=error",
-                f"{ALLURE_PACKAGE}@{version}",
-            ]
-        )
-        found = _package_version(staging)
-        if found != version:
-            raise AllureInstallError(f"npm installed allure {found!r}, not {version}")
-        if not (staging / BINARY_RELATIVE).exists():
-            raise AllureInstallError(f"npm installed allure {version} without its `allure` binary")
-        (staging / MARKER).write_text(json.dumps({"version": version}) + "\n")
-        final = parent / version
-        if final.exists():  # a broken earlier install without its marker
-            shutil.rmtree(final)
-        os.rename(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return AllureInstallation(version, final)
+def _build(version: str, staging: Path) -> None:
+    run_npm(
+        [
+            "install",
+            "--prefix",
+            str(staging),
+            "--no-audit",
+            "--no-fund",
+            "--no-save",
+            "--ignore-scripts",  # allure needs none; nothing runs at install time
+            "--loglevel=error",
+            f"{ALLURE_PACKAGE}@{version}",
+        ]
+    )
+    found = _package_version(staging)
+    if found != version:
+        raise AllureInstallError(f"npm installed allure {found!r}, not {version}")
+    if not (staging / BINARY_RELATIVE).exists():
+        raise AllureInstallError(f"npm installed allure {version} without its `allure` binary")
 
 
 def _package_version(prefix: Path) -> str | None:
