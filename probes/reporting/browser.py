@@ -8,13 +8,13 @@ deadline, after which its whole process group is ended.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from pathlib import Path
+
+from probes.reporting.process_group import end_process_group
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 90.0
@@ -93,25 +93,7 @@ def _run_headless(args: list[str], *, timeout: float) -> str:
         except subprocess.TimeoutExpired:
             raise BrowserError(f"chromium did not finish within {timeout:.0f}s: {args}") from None
         finally:
-            _end_group(process)
+            end_process_group(process, grace=5.0)
     if process.returncode != 0:
         raise BrowserError(f"chromium exited {process.returncode}: {stderr.strip()[-800:]}")
     return stdout
-
-
-def _end_group(process: subprocess.Popen[str]) -> None:
-    """SIGTERM, then SIGKILL, the browser's process group (renderers, zygotes, crashpad)."""
-    if process.poll() is None:
-        _signal_group(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            _signal_group(process.pid, signal.SIGKILL)
-            process.wait(timeout=5.0)
-    # Helpers that outlive the leader stay in its group: end them too.
-    _signal_group(process.pid, signal.SIGKILL)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, sig)

@@ -7,13 +7,12 @@ verdict it then reads and the report uploaded beside it describe the same run.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from probes.reporting.process_group import end_process_group
 
 PROBE_TIMEOUT = 3600.0
 # How this Python runs the codex-probe command, whether or not it is on PATH.
@@ -41,21 +40,4 @@ def run_probes(command: Sequence[str], *, timeout: float = PROBE_TIMEOUT) -> int
             f"`{' '.join(command)}` did not finish within {timeout:.0f}s and was ended"
         ) from None
     finally:
-        _end_group(process)
-
-
-def _end_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, then SIGKILL, the run's process group: pytest, codex, fakes, wiretaps."""
-    if process.poll() is None:
-        _signal_group(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10.0)
-        except subprocess.TimeoutExpired:
-            _signal_group(process.pid, signal.SIGKILL)
-            process.wait(timeout=10.0)
-    _signal_group(process.pid, signal.SIGKILL)  # anything that outlived the leader
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, sig)
+        end_process_group(process, grace=10.0)
