@@ -20,6 +20,7 @@ from harness.driver.records import (
     PrepareFailed,
     PreparePath,
     SentRequest,
+    SettleFailed,
     UnexpectedAnswer,
 )
 from harness.driver.refusals import SteerRefusal, ThreadRefusal, steer_refusal, thread_refusal
@@ -55,6 +56,7 @@ __all__ = [
     "SandboxSettings",
     "SentRequest",
     "SessionResult",
+    "SettleFailed",
     "SteerRefusal",
     "ThreadRefusal",
     "TurnRequest",

@@ -77,6 +77,11 @@ class CodexAppServerDriver:
         self._log(SentRequest(method, params, Outcome.OK))
         return result
 
+    def _failed_method(self, request: TurnRequest) -> str:
+        """The method whose outcome is unknown: the turn/start after a refused steer
+        (the steer race), not the steer, when that is where the transport failed."""
+        return self.requests[-1].method if self.requests else request.method
+
     def _log(self, sent: SentRequest) -> None:
         self.requests.append(sent)
         if self._recording is not None:
@@ -154,7 +159,9 @@ class CodexAppServerDriver:
             )
             await self._fall_back_or_fail(config, record, error)
         except TransportError as error:
-            record.delivery = _unknown(record.thread_id, config.resume_prompt, request.method)
+            record.delivery = _unknown(
+                record.thread_id, config.resume_prompt, self._failed_method(request)
+            )
             raise _failed(record, error) from error
 
     async def _fall_back_or_fail(
@@ -227,7 +234,7 @@ class CodexAppServerDriver:
             return _undelivered(thread_id, body, error.method, error.message)
         except TransportError as error:
             raise DeliveryOutcomeUnknown(
-                [_unknown(thread_id, body, request.method)], error
+                [_unknown(thread_id, body, self._failed_method(request))], error
             ) from error
 
     async def _deliver(self, thread_id: str, body: str, request: TurnRequest) -> Delivery:

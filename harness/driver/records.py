@@ -151,3 +151,22 @@ class DeliveryOutcomeUnknown(DriverError):
             f"delivery of {len(deliveries)} message(s) has an unknown outcome and will not be "
             f"replayed: {cause}"
         )
+
+
+class SettleFailed(DriverError):
+    """settle stopped (a turn that never ended, a lost server) before the thread was idle.
+
+    `deliveries` holds every held body it took from the inbox up to then, with its fate
+    (delivered, undelivered or unknown), so none goes unreported; `completed` the
+    turn/completed params it saw.
+    """
+
+    def __init__(
+        self, completed: list[dict[str, Any]], deliveries: list[Delivery], cause: Exception
+    ) -> None:
+        self.completed = completed
+        self.deliveries = deliveries
+        super().__init__(
+            f"settling stopped after {len(completed)} completed turn(s), with "
+            f"{len(deliveries)} held message(s) sent: {cause}"
+        )

@@ -16,9 +16,14 @@ from typing import Any
 from harness.codex.appserver import open_app_server
 from harness.dispatcher import StartConfig
 from harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
-from harness.driver.records import Delivery, InitialThread
+from harness.driver.records import (
+    Delivery,
+    DeliveryOutcomeUnknown,
+    InitialThread,
+    SettleFailed,
+)
 from harness.driver.sandbox import sandbox_settings
-from harness.jsonrpc import Transcript
+from harness.jsonrpc import Transcript, TransportError
 
 DEFAULT_TURN_TIMEOUT = 120.0
 
@@ -48,19 +53,28 @@ async def settle(
     driver: CodexAppServerDriver, thread_id: str, *, timeout: float
 ) -> tuple[list[dict[str, Any]], list[Delivery]]:
     """Wait until the thread has no active turn and nothing held, delivering held
-    bodies at each turn boundary. One deadline covers the whole wait."""
+    bodies at each turn boundary. One deadline covers the whole wait.
+
+    A transport failure (the deadline, a lost server) raises SettleFailed, which carries
+    the held bodies sent so far: once taken from the inbox, a body is always reported.
+    """
     deadline = time.monotonic() + timeout
     completed: list[dict[str, Any]] = []
     delivered: list[Delivery] = []
-    while driver.active_turn(thread_id) is not None or driver.inbox.pending(thread_id):
-        if driver.active_turn(thread_id) is None:
+    try:
+        while driver.active_turn(thread_id) is not None or driver.inbox.pending(thread_id):
+            if driver.active_turn(thread_id) is None:
+                delivered += await driver.deliver_held(thread_id)
+                continue
+            note = await driver.wait_for_turn_completed(
+                thread_id, timeout=max(deadline - time.monotonic(), 0.0)
+            )
+            completed.append(note.params)
             delivered += await driver.deliver_held(thread_id)
-            continue
-        note = await driver.wait_for_turn_completed(
-            thread_id, timeout=max(deadline - time.monotonic(), 0.0)
-        )
-        completed.append(note.params)
-        delivered += await driver.deliver_held(thread_id)
+    except DeliveryOutcomeUnknown as error:
+        raise SettleFailed(completed, [*delivered, *error.deliveries], error) from error
+    except TransportError as error:
+        raise SettleFailed(completed, delivered, error) from error
     return completed, delivered
 
 
@@ -77,7 +91,8 @@ async def run_session(
     """Spawn `binary app-server`, prepare the config's thread, wait for its turns to end.
 
     Raises SandboxConfigError before spawning, PrepareFailed (with its record) when
-    preparing fails; the process is ended either way.
+    preparing fails, SettleFailed when its turns do not end; the process is ended
+    either way.
     """
     settings = sandbox_settings(config.permission_mode, config.work_dir)
     client, _ = await open_app_server(

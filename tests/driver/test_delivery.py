@@ -8,6 +8,7 @@ from harness.driver import (
     CodexAppServerDriver,
     DeliveryOutcomeUnknown,
     DeliveryStatus,
+    SettleFailed,
     settle,
 )
 from tests.driver.conftest import FRESH_PROMPT, SpawnDriver, sent_texts, start_config
@@ -173,3 +174,40 @@ async def test_an_empty_message_sends_nothing(spawn_driver: SpawnDriver) -> None
     assert (await driver.deliver(thread_id, " \n")).status is DeliveryStatus.SKIPPED
     assert driver.encode_stdin_message("", BODY) is None
     assert len(driver.requests) == sent
+
+
+async def test_a_steer_race_whose_new_turn_is_lost_in_transport_reports_that_turn_start(
+    spawn_driver: SpawnDriver,
+) -> None:
+    driver = await spawn_driver(
+        script=[{"method": "turn/start", "call": 2, "action": "hang"}], request_timeout=0.5
+    )
+    thread_id = await fresh_thread(driver)
+    await driver.client.wait_for_notification("turn/completed", timeout=5)
+    with pytest.raises(DeliveryOutcomeUnknown) as caught:
+        await driver.deliver(thread_id, BODY)
+    assert [r.method for r in driver.requests][-2:] == ["turn/steer", "turn/start"]
+    # The steer was refused (known); it is the turn/start whose fate is unknown.
+    assert [(d.status, d.method) for d in caught.value.deliveries] == [
+        (DeliveryStatus.UNKNOWN, "turn/start")
+    ]
+
+
+async def test_a_held_body_sent_at_a_boundary_is_reported_when_settling_then_times_out(
+    spawn_driver: SpawnDriver,
+) -> None:
+    refusal = {"code": -32600, "message": "cannot steer a compact turn"}
+    driver = await spawn_driver(
+        turn_seconds=1.0, script=[{"method": "turn/steer", "action": "error", **refusal}]
+    )
+    thread_id = await fresh_thread(driver)
+    assert (await driver.deliver(thread_id, BODY)).status is DeliveryStatus.HELD
+    # The first turn ends after ~1 s and the body goes out in a new turn, which ends
+    # after ~2 s: past the deadline. The body left the inbox; its fate must not vanish.
+    with pytest.raises(SettleFailed) as caught:
+        await settle(driver, thread_id, timeout=1.5)
+    assert len(caught.value.completed) == 1
+    assert [(d.body, d.status) for d in caught.value.deliveries] == [
+        (BODY, DeliveryStatus.DELIVERED)
+    ]
+    assert driver.inbox.pending(thread_id) == []
