@@ -64,3 +64,28 @@ def schema_diff(session: nox.Session) -> None:
     """Schema drift between the two versions of the default matrix (or the two given)."""
     install_project(session)
     session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))
+
+
+@nox.session(python=PYTHON)
+def conformance(session: nox.Session) -> None:
+    """The conformance suites, e.g. ./nox -s conformance -- --backend real"""
+    install_project(session)
+    session.run("pytest", "conformance", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def fault_campaign(session: nox.Session) -> None:
+    """The driver's fault campaign at depth: 3000 random fault schedules on the fake.
+
+    The test command runs the same 300 derandomized ones every time; this explores.
+    CODEX_PROBE_FAULT_EXAMPLES=N changes the count; failures are kept in .hypothesis/.
+    """
+    install_project(session)
+    session.run(
+        "pytest",
+        "tests/driver/test_fault_campaign.py::"
+        "test_the_driver_keeps_its_fallback_and_delivery_rules_under_any_fault_schedule",
+        "--hypothesis-show-statistics",
+        *session.posargs,
+        env={"CODEX_PROBE_FAULT_PROFILE": "fault-campaign-deep"},
+    )

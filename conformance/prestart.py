@@ -1,0 +1,82 @@
+"""Start the next lifecycle example's app-server while the current example runs.
+
+Every example of the state machine needs a fresh process on a fresh home and
+wiretap; starting one costs 150-250 ms, most of an example's time. All examples of
+one test share one event loop, and the process of example N+1 is started (and
+initialized) in the background during example N. Whatever is still pending when
+the test ends is shut down by `close()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.session import CodexSession, Holds
+from probes.backends import Backend
+from probes.homes import IsolatedHome
+from probes.wiretap import Wiretap
+
+
+@dataclass
+class Booted:
+    """A wiretap, a home on it, and a session holding one initialized process."""
+
+    tap: Wiretap
+    home: IsolatedHome
+    session: CodexSession
+
+    async def close(self) -> None:
+        try:
+            await self.session.close()
+            await self.tap.close()
+        finally:
+            self.home.cleanup()
+
+
+async def boot(backend: Backend, homes: Path, timeout: float) -> Booted:
+    holds = Holds()
+    tap = Wiretap(responder=holds)
+    await tap.start()
+    home = IsolatedHome(tap.base_url, parent_dir=homes)
+    booted = Booted(tap, home, CodexSession(backend, tap, home, holds, timeout=timeout))
+    try:
+        await booted.session.open()
+    except BaseException:
+        await booted.close()
+        raise
+    return booted
+
+
+class Prestarter:
+    """Hands out booted sessions, each started while the previous one was in use."""
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, backend: Backend, homes: Path, timeout: float
+    ) -> None:
+        self.loop = loop
+        self.backend = backend
+        self.homes = homes
+        self.timeout = timeout
+        self._next: asyncio.Task[Booted] | None = None
+
+    def _start(self) -> asyncio.Task[Booted]:
+        return self.loop.create_task(boot(self.backend, self.homes, self.timeout))
+
+    def take(self) -> Booted:
+        """The prestarted session (or a new one), and the next one set going."""
+        task, self._next = self._next or self._start(), None
+        booted = self.loop.run_until_complete(asyncio.wait_for(task, timeout=self.timeout))
+        self._next = self._start()
+        return booted
+
+    def close(self) -> None:
+        """End the session started for an example that never came."""
+        task, self._next = self._next, None
+        if task is None:
+            return
+        with contextlib.suppress(Exception):
+            booted = self.loop.run_until_complete(asyncio.wait_for(task, timeout=self.timeout))
+            self.loop.run_until_complete(booted.close())

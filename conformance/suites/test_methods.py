@@ -1,0 +1,22 @@
+"""A method the server does not know: refused explicitly, in a shape no fallback reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.marks import check
+from conformance.session import CodexSession
+from conformance.shapes import UNKNOWN_METHOD, expect_refusal
+
+pytestmark = pytest.mark.asyncio
+
+UNKNOWN = "no/such/method"
+
+
+@check("CONF-METHOD-001")
+async def test_an_unknown_method_is_refused_as_an_invalid_request(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    codex_session.off_schema_methods.add(UNKNOWN)  # sent off-schema on purpose
+    await expect_refusal(codex_session.request(UNKNOWN, {}), UNKNOWN_METHOD, method=UNKNOWN)

@@ -1,0 +1,171 @@
+"""thread/resume and thread/unsubscribe: what the driver's resume and fallback rest on."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.marks import check
+from conformance.session import CodexSession, thread_of
+from conformance.shapes import (
+    INVALID_THREAD_ID,
+    NO_ROLLOUT,
+    THREAD_CLOSING,
+    expect_refusal,
+    matches,
+)
+from harness.jsonrpc import ServerError
+
+pytestmark = pytest.mark.asyncio
+
+IDLE = {"type": "idle"}
+
+
+async def resume(session: CodexSession, thread_id: str, **params: Any) -> dict[str, Any]:
+    """thread/resume, following the protocol when the server says the thread is closing:
+    wait for its thread/closed, then ask once more."""
+    request = {"threadId": thread_id, **params}
+    try:
+        result = await session.request("thread/resume", request)
+    except ServerError as error:
+        if not matches(error, THREAD_CLOSING, thread_id=thread_id):
+            raise
+        await session.client.wait_for_notification(
+            "thread/closed", lambda n: thread_of(n) == thread_id, timeout=session.timeout
+        )
+        result = await session.request("thread/resume", request)
+    thread: dict[str, Any] = result["thread"]
+    assert thread.get("id") == thread_id, f"resumed {thread.get('id')!r}, asked for {thread_id}"
+    return thread
+
+
+@check("CONF-RESUME-001")
+async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    turn = await codex_session.run_turn(thread_id, "one")
+    thread = await resume(codex_session, thread_id)
+    assert thread.get("status") == IDLE, thread.get("status")
+    assert [(t["id"], t["status"]) for t in thread["turns"]] == [(turn["id"], "completed")]
+
+
+@check("CONF-RESUME-002")
+async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    turn = await codex_session.run_turn(thread_id, "one")
+    await codex_session.restart()
+    thread = await resume(codex_session, thread_id)
+    assert thread.get("status") == IDLE, thread.get("status")
+    assert [(t["id"], t["status"]) for t in thread["turns"]] == [(turn["id"], "completed")]
+    again = await codex_session.run_turn(thread_id, "two")
+    assert again["status"] == "completed", again
+
+
+@check("CONF-RESUME-003")
+async def test_resume_of_an_unknown_id_is_refused_as_no_rollout(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    missing = str(uuid.uuid4())
+    await expect_refusal(
+        codex_session.request("thread/resume", {"threadId": missing}), NO_ROLLOUT, thread_id=missing
+    )
+
+
+@check("CONF-RESUME-004")
+async def test_resume_of_a_malformed_id_is_refused_as_invalid(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    await expect_refusal(
+        codex_session.request("thread/resume", {"threadId": "not-a-uuid"}), INVALID_THREAD_ID
+    )
+
+
+@check("CONF-RESUME-005")
+async def test_resume_accepts_the_instruction_fields_empty_strings_included(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (
+        await codex_session.start_thread(baseInstructions="BASE-1", developerInstructions="DEV-1")
+    )["id"]
+    await codex_session.run_turn(thread_id, "one")
+    await resume(codex_session, thread_id, baseInstructions="", developerInstructions="")
+    await codex_session.restart()
+    await resume(codex_session, thread_id, baseInstructions="BASE-2", developerInstructions="")
+    turn = await codex_session.run_turn(thread_id, "two")
+    assert turn["status"] == "completed", turn
+
+
+@check("CONF-RESUME-006")
+async def test_a_thread_that_never_had_a_turn_resumes_as_not_found_loaded_or_not(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    loaded = (await codex_session.start_thread())["id"]
+    await expect_refusal(
+        codex_session.request("thread/resume", {"threadId": loaded}), NO_ROLLOUT, thread_id=loaded
+    )
+    restarted = (await codex_session.start_thread())["id"]
+    await codex_session.restart()
+    await expect_refusal(
+        codex_session.request("thread/resume", {"threadId": restarted}),
+        NO_ROLLOUT,
+        thread_id=restarted,
+    )
+
+
+@check("CONF-RESUME-007")
+async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progress(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    first = await codex_session.run_turn(thread_id, "one")
+    turn, marker = await codex_session.hold_turn(thread_id)
+    expected = [(first["id"], "completed"), (turn["id"], "inProgress")]
+    try:
+        read = (
+            await codex_session.request(
+                "thread/read", {"threadId": thread_id, "includeTurns": True}
+            )
+        )["thread"]
+        resumed = await resume(codex_session, thread_id)
+    finally:
+        codex_session.holds.release(marker)
+    for answer, thread in (("thread/read", read), ("thread/resume", resumed)):
+        assert thread["status"]["type"] == "active", f"{answer}: status {thread['status']}"
+        listed = [(t["id"], t["status"]) for t in thread["turns"]]
+        assert listed == expected, f"{answer}: turns {listed}, expected {expected}"
+
+
+@check("CONF-UNSUBSCRIBE-001")
+async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    turn = await codex_session.run_turn(thread_id, "one")
+    answer = await codex_session.request("thread/unsubscribe", {"threadId": thread_id})
+    assert answer == {"status": "unsubscribed"}, answer
+    thread = await resume(codex_session, thread_id)
+    assert [t["id"] for t in thread["turns"]] == [turn["id"]], thread["turns"]
+    again = await codex_session.run_turn(thread_id, "two")
+    assert again["status"] == "completed", again
+
+
+@check("CONF-UNSUBSCRIBE-002")
+async def test_unsubscribe_of_a_thread_not_loaded_answers_not_loaded(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    answer = await codex_session.request("thread/unsubscribe", {"threadId": str(uuid.uuid4())})
+    assert answer == {"status": "notLoaded"}, answer

@@ -1,0 +1,113 @@
+"""thread/start and thread/read: the thread the driver starts, and what can be read of it."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from conformance.marks import check
+from conformance.session import CodexSession, thread_of
+from conformance.shapes import TURNS_BEFORE_FIRST_TURN, expect_refusal
+
+pytestmark = pytest.mark.asyncio
+
+IDLE = {"type": "idle"}
+
+
+def is_uuid(value: object) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+@check("CONF-THREAD-START-001")
+async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread = await codex_session.start_thread()
+    assert is_uuid(thread.get("id")), f"thread id {thread.get('id')!r} is not a UUID"
+    assert thread.get("status") == IDLE, thread.get("status")
+    assert thread.get("turns") == [], thread.get("turns")
+    assert thread.get("cliVersion") == codex_session.backend.version, thread.get("cliVersion")
+
+
+@check("CONF-THREAD-START-002")
+async def test_thread_started_follows_for_the_same_thread(codex_session: CodexSession) -> None:
+    client = await codex_session.open()
+    thread = await codex_session.start_thread()
+    note = await client.wait_for_notification(
+        "thread/started", lambda n: thread_of(n) == thread["id"], timeout=codex_session.timeout
+    )
+    assert note.params["thread"]["status"] == IDLE, note.params["thread"].get("status")
+
+
+@check("CONF-THREAD-START-003")
+async def test_instruction_fields_are_accepted_and_reach_the_model(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    base, developer = f"BASE-{uuid.uuid4().hex}", f"DEV-{uuid.uuid4().hex}"
+    thread = await codex_session.start_thread(
+        baseInstructions=base, developerInstructions=developer
+    )
+    turn = await codex_session.run_turn(thread["id"], "hello")
+    assert turn["status"] == "completed", turn
+    bodies = codex_session.model_bodies()
+    assert bodies, "the turn made no model request"
+    assert base in bodies[-1], "baseInstructions did not reach the model"
+    assert developer in bodies[-1], "developerInstructions did not reach the model"
+
+
+@check("CONF-THREAD-START-004")
+async def test_thread_start_accepts_empty_and_null_instruction_fields(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    for base, developer in [("", ""), (None, None), ("", None), (None, "")]:
+        thread = await codex_session.start_thread(
+            baseInstructions=base, developerInstructions=developer
+        )
+        assert is_uuid(thread.get("id")), (base, developer, thread)
+
+
+@check("CONF-READ-001")
+async def test_thread_read_with_turns_returns_them_with_their_items(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    text = f"READ-{uuid.uuid4().hex}"
+    codex_session.tap.queue_replies("READ-ANSWER")
+    await codex_session.run_turn(thread_id, text)
+    full = await codex_session.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    turns = full["thread"]["turns"]
+    assert [t["status"] for t in turns] == ["completed"], turns
+    items = turns[0]["items"]
+    users = [i for i in items if i.get("type") == "userMessage"]
+    agents = [i for i in items if i.get("type") == "agentMessage"]
+    assert any(text in str(i.get("content")) for i in users), (
+        f"no userMessage with our text: {items}"
+    )
+    assert [a.get("text") for a in agents] == ["READ-ANSWER"], f"agent messages: {agents}"
+    bare = await codex_session.request(
+        "thread/read", {"threadId": thread_id, "includeTurns": False}
+    )
+    assert bare["thread"]["id"] == thread_id
+    assert bare["thread"]["turns"] == [], bare["thread"]["turns"]
+
+
+@check("CONF-READ-002")
+async def test_thread_read_with_turns_before_the_first_turn_is_refused(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    await expect_refusal(
+        codex_session.request("thread/read", {"threadId": thread_id, "includeTurns": True}),
+        TURNS_BEFORE_FIRST_TURN,
+        thread_id=thread_id,
+    )

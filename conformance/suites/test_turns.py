@@ -1,0 +1,191 @@
+"""turn/start, turn/steer and turn/interrupt: the turns the driver starts and delivers into."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance.marks import check
+from conformance.session import CodexSession, text_input
+from conformance.shapes import (
+    NO_ACTIVE_TURN_TO_INTERRUPT,
+    NO_ACTIVE_TURN_TO_STEER,
+    THREAD_NOT_FOUND,
+    WRONG_ACTIVE_TURN,
+    expect_refusal,
+)
+from probes.wiretap import Reply
+
+pytestmark = pytest.mark.asyncio
+
+TURN_METHODS = ("turn/started", "item/started", "item/completed", "turn/completed")
+# Long enough for a steer to land while the answer is held back, short enough to wait out.
+SLOW_ANSWER_S = 1.5
+# A refusal takes milliseconds; a server that never answers must not cost the full deadline.
+REFUSAL_DEADLINE_S = 5.0
+
+
+def notifications_of_turn(session: CodexSession, turn_id: str) -> list[dict[str, Any]]:
+    """The turn and item notifications of one turn, in arrival order."""
+    return [
+        message
+        for message in session.processes[-1].transcript.messages("recv")
+        if isinstance(message, dict)
+        and message.get("method") in TURN_METHODS
+        and _turn_id(message) == turn_id
+    ]
+
+
+def _turn_id(message: dict[str, Any]) -> Any:
+    params = message.get("params") or {}
+    turn = params.get("turn")
+    return turn.get("id") if isinstance(turn, dict) else params.get("turnId")
+
+
+@check("CONF-TURN-001")
+async def test_turn_start_answers_an_in_progress_turn_with_an_id_and_no_items(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    result = await codex_session.request(
+        "turn/start", {"threadId": thread_id, "input": text_input("hello")}
+    )
+    turn = result["turn"]
+    assert isinstance(turn.get("id"), str) and turn["id"], turn
+    assert turn.get("status") == "inProgress", turn
+    assert turn.get("items") == [], turn
+
+
+@check("CONF-TURN-002")
+async def test_a_turn_notifies_started_then_items_then_completed(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    completed = await codex_session.run_turn(thread_id, "hello")
+    assert completed["status"] == "completed", completed
+    methods = [m["method"] for m in notifications_of_turn(codex_session, completed["id"])]
+    assert methods[0] == "turn/started" and methods[-1] == "turn/completed", methods
+    assert methods.count("turn/started") == 1 and methods.count("turn/completed") == 1, methods
+    assert set(methods[1:-1]) <= {"item/started", "item/completed"}, methods
+
+
+@check("CONF-TURN-003")
+async def test_a_turn_holds_our_user_message_and_the_model_answer(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    text, answer = f"USER-{uuid.uuid4().hex}", f"ANSWER-{uuid.uuid4().hex}"
+    codex_session.tap.queue_replies(answer)
+    completed = await codex_session.run_turn(thread_id, text)
+    notes = notifications_of_turn(codex_session, completed["id"])
+    started = [n["params"]["item"] for n in notes if n["method"] == "item/started"]
+    done = [n["params"]["item"] for n in notes if n["method"] == "item/completed"]
+    assert [i["id"] for i in started] == [i["id"] for i in done], (started, done)
+    users = [i for i in done if i.get("type") == "userMessage"]
+    agents = [i for i in done if i.get("type") == "agentMessage"]
+    assert len(users) == 1 and text in str(users[0].get("content")), done
+    assert [a.get("text") for a in agents] == [answer], done
+
+
+@check("CONF-TURN-004")
+async def test_turn_start_on_a_thread_not_loaded_is_refused_as_not_found(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    missing = str(uuid.uuid4())
+    await expect_refusal(
+        codex_session.request("turn/start", {"threadId": missing, "input": text_input("x")}),
+        THREAD_NOT_FOUND,
+        thread_id=missing,
+    )
+
+
+@check("CONF-STEER-001")
+async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    codex_session.tap.queue_replies(Reply(text="slow answer", delay_s=SLOW_ANSWER_S))
+    turn = await codex_session.start_turn(thread_id, "start")
+    steer = f"STEER-{uuid.uuid4().hex}"
+    answer = await codex_session.request(
+        "turn/steer",
+        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": text_input(steer)},
+    )
+    assert answer == {"turnId": turn["id"]}, answer
+    completed = (await codex_session.wait_turn("turn/completed", turn["id"]))["turn"]
+    assert completed["status"] == "completed", completed
+    assert steer in codex_session.model_bodies()[-1], "the steered text never reached the model"
+
+
+@check("CONF-STEER-002")
+async def test_steer_with_no_active_turn_is_refused(codex_session: CodexSession) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    await codex_session.run_turn(thread_id, "done already")
+    await expect_refusal(
+        codex_session.request(
+            "turn/steer",
+            {"threadId": thread_id, "expectedTurnId": str(uuid.uuid4()), "input": text_input("x")},
+        ),
+        NO_ACTIVE_TURN_TO_STEER,
+    )
+
+
+@check("CONF-STEER-003")
+async def test_steer_naming_another_turn_is_refused_naming_the_active_one(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    turn, marker = await codex_session.hold_turn(thread_id)
+    other = str(uuid.uuid4())
+    try:
+        await expect_refusal(
+            codex_session.request(
+                "turn/steer",
+                {"threadId": thread_id, "expectedTurnId": other, "input": text_input("x")},
+            ),
+            WRONG_ACTIVE_TURN,
+            expected=other,
+            actual=turn["id"],
+        )
+    finally:
+        codex_session.holds.release(marker)
+
+
+@check("CONF-INTERRUPT-001")
+async def test_interrupt_ends_the_active_turn_as_interrupted(codex_session: CodexSession) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    turn, marker = await codex_session.hold_turn(thread_id)
+    try:
+        answer = await codex_session.request(
+            "turn/interrupt", {"threadId": thread_id, "turnId": turn["id"]}
+        )
+        assert answer == {}, answer
+        completed = (await codex_session.wait_turn("turn/completed", turn["id"]))["turn"]
+    finally:
+        codex_session.holds.release(marker)
+    assert completed["status"] == "interrupted", completed
+
+
+@check("CONF-INTERRUPT-002")
+async def test_interrupt_with_no_active_turn_is_refused(codex_session: CodexSession) -> None:
+    client = await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    completed = await codex_session.run_turn(thread_id, "done already")
+    await expect_refusal(
+        client.request(
+            "turn/interrupt",
+            {"threadId": thread_id, "turnId": completed["id"]},
+            timeout=min(REFUSAL_DEADLINE_S, codex_session.timeout),
+        ),
+        NO_ACTIVE_TURN_TO_INTERRUPT,
+    )

@@ -1,0 +1,74 @@
+"""Every message both ways against the schema of the version under test: two checks.
+
+They run after every other check (the plugin moves them last) and judge every
+transcript the run logged for their target, plus one exchange of their own over
+the methods the driver uses, so neither is ever judged on nothing. The exchange is
+not judged on its outcome (other checks do that): a failed step just ends it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from conformance.marks import check
+from conformance.session import CodexSession, Target
+from conformance.wire import LoggedTranscript, WireLog, findings, report, validator_for
+from harness.jsonrpc import JsonRpcError
+
+pytestmark = pytest.mark.asyncio
+
+
+async def exchange(session: CodexSession) -> None:
+    """The methods the driver and probes use, once each, on one thread."""
+    with contextlib.suppress(JsonRpcError, AssertionError, KeyError, TypeError):
+        await session.open()
+        thread = await session.start_thread(baseInstructions="BASE", developerInstructions="DEV")
+        first = await session.run_turn(thread["id"], "wire check")
+        await session.request("thread/read", {"threadId": thread["id"], "includeTurns": True})
+        await session.request("thread/resume", {"threadId": thread["id"]})
+        await session.compact(thread["id"], {first["id"]})
+        turn, marker = await session.hold_turn(thread["id"])
+        try:
+            await session.request(
+                "turn/interrupt", {"threadId": thread["id"], "turnId": turn["id"]}
+            )
+            await session.wait_turn("turn/completed", turn["id"])
+        finally:
+            session.holds.release(marker)
+        await session.request("thread/unsubscribe", {"threadId": thread["id"]})
+
+
+async def judged(
+    session: CodexSession, log: WireLog, target: Target, nodeid: str
+) -> list[LoggedTranscript]:
+    await exchange(session)
+    await session.close()
+    own = [
+        LoggedTranscript(f"{nodeid} (process {n})", tuple(p.transcript.entries))
+        for n, p in enumerate(session.processes, start=1)
+    ]
+    return log.transcripts(target.label) + own
+
+
+@check("CONF-WIRE-SERVER-001")
+async def test_every_message_the_server_sent_fits_the_schema(
+    codex_session: CodexSession, wire_log: WireLog, request: pytest.FixtureRequest
+) -> None:
+    target = codex_session.target
+    logged = await judged(codex_session, wire_log, target, request.node.nodeid)
+    found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "server")
+    assert count > 0, "no server message was recorded to judge"
+    assert not found, report("server", found, count, target.label)
+
+
+@check("CONF-WIRE-CLIENT-001")
+async def test_every_message_our_client_sent_fits_the_schema(
+    codex_session: CodexSession, wire_log: WireLog, request: pytest.FixtureRequest
+) -> None:
+    target = codex_session.target
+    logged = await judged(codex_session, wire_log, target, request.node.nodeid)
+    found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "client")
+    assert count > 0, "no client message was recorded to judge"
+    assert not found, report("client", found, count, target.label)

@@ -1,0 +1,93 @@
+"""The expected-failures baseline: loading it strictly, and the verdict it gives."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance.baseline import (
+    BaselineError,
+    Entry,
+    default_baseline_path,
+    judge,
+    load_baseline,
+)
+from conformance.registry import CHECKS
+
+ENTRY = Entry(
+    "CONF-INTERRUPT-002", "0.120.0", "real", "never answered upstream", re.compile("RequestTimeout")
+)
+
+
+def test_a_check_without_an_entry_keeps_its_own_outcome() -> None:
+    assert judge(None, True, "").outcome == "passed"
+    assert judge(None, False, "boom").outcome == "failed"
+
+
+def test_a_baselined_failure_for_the_stated_reason_is_an_expected_failure() -> None:
+    verdict = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
+    assert verdict.outcome == "expected failure"
+    assert verdict.message == "baseline: never answered upstream"
+
+
+def test_a_baselined_check_failing_for_another_reason_is_a_new_failure() -> None:
+    verdict = judge(ENTRY, False, "AssertionError: answered {}")
+    assert verdict.outcome == "failed"
+    assert "fails differently" in verdict.message and "RequestTimeout" in verdict.message
+
+
+def test_a_baselined_check_that_now_passes_is_a_stale_entry_and_fails() -> None:
+    verdict = judge(ENTRY, True, "")
+    assert verdict.outcome == "failed"
+    assert verdict.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
+
+
+def write(tmp_path: Path, entries: list[dict[str, str]]) -> Path:
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    return path
+
+
+GOOD = {
+    "check": "CONF-METHOD-001",
+    "version": "0.171.0",
+    "backend": "fake",
+    "reason": "because",
+    "failure": "x",
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"check": "CONF-NOPE-001"}, "unknown check id 'CONF-NOPE-001'"),
+        ({"backend": "docker"}, "backend must be real or fake"),
+        ({"reason": "  "}, "needs a reason"),
+        ({"failure": "("}, "'failure' is not a regex"),
+        ({"extra": "?"}, "unknown field(s) extra"),
+    ],
+)
+def test_a_broken_entry_is_refused_naming_the_entry_and_the_problem(
+    tmp_path: Path, change: dict[str, str], problem: str
+) -> None:
+    path = write(tmp_path, [GOOD, {**GOOD, "version": "0.120.0", **change}])
+    with pytest.raises(BaselineError) as caught:
+        load_baseline(path)
+    assert str(caught.value).startswith(f"{path}: entry 2: ")
+    assert problem in str(caught.value)
+
+
+def test_the_same_check_version_and_backend_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(BaselineError, match="entry 2 repeats"):
+        load_baseline(write(tmp_path, [GOOD, GOOD]))
+
+
+def test_the_packaged_baseline_loads_and_gives_every_entry_a_reason() -> None:
+    baseline = load_baseline(default_baseline_path())
+    assert baseline.entries
+    for (check, _, backend), entry in baseline.entries.items():
+        assert check in CHECKS and backend in ("real", "fake")
+        assert len(entry.reason) > 20

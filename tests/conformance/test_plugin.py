@@ -1,0 +1,107 @@
+"""The plugin as a user meets it: baseline verdicts, untouched unrelated tests, usage errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.codex import DEFAULT_CODEX_VERSION
+from tests.conformance.runner import run_pytest
+
+CHECKS_FILE = """
+from conformance.marks import check
+
+@check("CONF-METHOD-001")
+def test_known_break(codex_target):
+    raise AssertionError("KNOWN-BREAK on " + codex_target.label)
+
+@check("CONF-UNSUBSCRIBE-002")
+def test_fixed_since(codex_target):
+    pass
+
+@check("CONF-HANDSHAKE-003")
+def test_breaks_differently(codex_target):
+    raise AssertionError("ANOTHER-BREAK")
+
+@check("CONF-HANDSHAKE-002")
+def test_new_break(codex_target):
+    raise AssertionError("NEW-BREAK")
+"""
+
+
+def entry(check: str, failure: str) -> dict[str, str]:
+    return {
+        "check": check,
+        "version": DEFAULT_CODEX_VERSION,
+        "backend": "fake",
+        "reason": f"{check} is expected to fail here",
+        "failure": failure,
+    }
+
+
+@pytest.mark.real  # the fake backend needs the version's schema from npm
+def test_the_baseline_excuses_known_failures_and_fails_stale_and_new_ones(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_checks.py").write_text(CHECKS_FILE, encoding="utf-8")
+    baseline = tmp_path / "baseline.json"
+    entries = [
+        entry("CONF-METHOD-001", "KNOWN-BREAK"),
+        entry("CONF-UNSUBSCRIBE-002", "whatever"),
+        entry("CONF-HANDSHAKE-003", "KNOWN-BREAK"),
+    ]
+    baseline.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    run = run_pytest(
+        tmp_path,
+        "--backend=fake",
+        f"--codex-version={DEFAULT_CODEX_VERSION}",
+        f"--conformance-baseline={baseline}",
+        "-rxX",
+        cwd=project,
+    )
+    assert run.returncode == 1, run.output
+    assert run.outcome("CONF-METHOD-001") == "expected failure", run.output
+    assert f"XFAIL test_checks.py::test_known_break[fake-{DEFAULT_CODEX_VERSION}]" in run.output
+    assert run.outcome("CONF-UNSUBSCRIBE-002") == "failed", run.output
+    assert "stale baseline entry: CONF-UNSUBSCRIBE-002" in run.message("CONF-UNSUBSCRIBE-002")
+    assert run.outcome("CONF-HANDSHAKE-003") == "failed", run.output
+    assert "fails differently" in run.message("CONF-HANDSHAKE-003")
+    assert run.outcome("CONF-HANDSHAKE-002") == "failed", run.output
+    assert "3 failed, 1 xfailed" in run.output
+    assert "codex-probe conformance: backends fake" in run.output
+    assert f"codex-cli {DEFAULT_CODEX_VERSION}: schema " in run.output
+
+
+def test_tests_that_do_not_use_the_fixtures_are_left_alone(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
+    run = run_pytest(tmp_path, "--backend=real", cwd=project)
+    assert run.returncode == 0, run.output
+    assert "1 passed" in run.output
+    assert "codex-probe conformance" not in run.output
+    assert run.results == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--backend=real", "--fake-script=x.jsonl"], "--fake-script needs the fake backend"),
+        (["--conformance-check=CONF-NOPE-001"], "unknown conformance check id(s): CONF-NOPE-001"),
+        (["--conformance-baseline=missing.json"], "cannot read the baseline"),
+        (["--lifecycle-examples=0"], "--lifecycle-examples must be at least 1"),
+    ],
+)
+def test_a_wrong_option_is_a_usage_error_naming_it(
+    tmp_path: Path, args: list[str], problem: str
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
+    run = run_pytest(tmp_path, *args, cwd=project)
+    assert run.returncode == 4, run.output
+    assert problem in run.output
