@@ -47,6 +47,12 @@ class FakeSession:
         self.clients.append(client)
         return client
 
+    async def new_thread(self, client: JsonRpcClient, **fields: Any) -> str:
+        """thread/start in the session's work folder; the new thread's id."""
+        started = await client.request("thread/start", {"cwd": str(self.home.workdir), **fields})
+        thread_id: str = started["thread"]["id"]
+        return thread_id
+
     async def turn(self, client: JsonRpcClient, thread_id: str, text: str) -> dict[str, Any]:
         await client.request(
             "turn/start", {"threadId": thread_id, "input": [text_input(text)]}, timeout=10

@@ -41,17 +41,8 @@ async def test_instructions_reach_the_provider_where_the_0_171_profile_puts_them
     fake: FakeSession,
 ) -> None:
     client = await fake.start("0.171.0")
-    thread = (
-        await client.request(
-            "thread/start",
-            {
-                "cwd": str(fake.home.workdir),
-                "baseInstructions": "BASE",
-                "developerInstructions": "DEV",
-            },
-        )
-    )["thread"]
-    turn = await fake.turn(client, thread["id"], "hello")
+    thread_id = await fake.new_thread(client, baseInstructions="BASE", developerInstructions="DEV")
+    turn = await fake.turn(client, thread_id, "hello")
     assert turn["status"] == "completed"
     body = fake.tap.model_requests()[0].body
     assert "instructions" not in body
@@ -65,17 +56,8 @@ async def test_instructions_reach_the_provider_where_the_0_120_profile_puts_them
     fake: FakeSession,
 ) -> None:
     client = await fake.start("0.120.0")
-    thread = (
-        await client.request(
-            "thread/start",
-            {
-                "cwd": str(fake.home.workdir),
-                "baseInstructions": "BASE",
-                "developerInstructions": "DEV",
-            },
-        )
-    )["thread"]
-    await fake.turn(client, thread["id"], "hello")
+    thread_id = await fake.new_thread(client, baseInstructions="BASE", developerInstructions="DEV")
+    await fake.turn(client, thread_id, "hello")
     body = fake.tap.model_requests()[0].body
     assert body["instructions"] == "BASE"
     developer = texts(body["input"])[0]
@@ -85,9 +67,7 @@ async def test_instructions_reach_the_provider_where_the_0_120_profile_puts_them
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_turn_notifies_in_upstream_order(fake: FakeSession, profile: str) -> None:
     client = await fake.start(profile)
-    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
-        "id"
-    ]
+    thread_id = await fake.new_thread(client)
     await fake.turn(client, thread_id, "hi")
     methods = [m["method"] for m in fake.transcript.messages("recv") if "method" in m]
     assert methods == [
@@ -217,9 +197,7 @@ async def test_errors_use_the_codes_and_messages_measured_upstream(
     with pytest.raises(ServerError) as malformed:
         await client.request("thread/resume", {"threadId": "not-a-uuid"})
     assert malformed.value.message.endswith("found `n` at 1")
-    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
-        "id"
-    ]
+    thread_id = await fake.new_thread(client)
     with pytest.raises(ServerError) as no_turn:
         await client.request(
             "turn/steer", {"threadId": thread_id, "input": [], "expectedTurnId": "x"}
@@ -235,9 +213,7 @@ async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
     from probes.wiretap import Reply
 
     client = await fake.start(profile)
-    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
-        "id"
-    ]
+    thread_id = await fake.new_thread(client)
     fake.tap.queue_replies(Reply(text="slow", delay_s=1.0))
     turn = (
         await client.request(
@@ -279,9 +255,7 @@ async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider
     from probes.wiretap import Reply
 
     client = await fake.start(profile)
-    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
-        "id"
-    ]
+    thread_id = await fake.new_thread(client)
     fake.tap.queue_replies(Reply(text="one two three", deltas=3))
     turn = await fake.turn(client, thread_id, "hi")
     deltas = [n.params for n in client.notifications if n.method == "item/agentMessage/delta"]
