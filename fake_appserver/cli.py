@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fake_appserver.config import ConfigError, load_config, provider_config
-from fake_appserver.profile import ProfileError, load_profile
+from fake_appserver.profile import ProfileError, resolve_profile
 from fake_appserver.script import ScriptError, load_script
 from fake_appserver.server import FakeAppServer
 
@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--profile",
         default=os.environ.get(PROFILE_ENV),
-        help="codex-cli version to imitate (default: the default version)",
+        help="codex-cli version to imitate, or a profile file (VERSION.json, e.g. from "
+        "`codex-probe learn`); default: the default version",
     )
     parser.add_argument(
         "--script",
@@ -56,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        profile = load_profile(args.profile)
+        profile = resolve_profile(args.profile)
         if args.version:
             print(f"codex-cli {profile.version}")
             return 0

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_appserver.profile import Profile
+from fake_appserver.profile import (
+    BaseOutcome,
+    BasePlacement,
+    ContextAfterCompaction,
+    ContextPart,
+    Profile,
+    RemoteHistory,
+)
 
 HistoryEntry = dict[str, Any]
 
@@ -27,19 +34,32 @@ def message(role: str, *texts: str) -> dict[str, Any]:
 def normalize_base(profile: Profile, value: Any, present: bool) -> str | None:
     """What a base instruction param means: None = built-in prompt, "" = no base."""
     if not present or value is None:
-        return None if profile.behaviour("null_or_omitted_base") == "default_prompt" else ""
+        return _base_of(profile.behaviour.null_or_omitted_base.value)
     if value == "":
-        return "" if profile.behaviour("empty_base") == "no_base" else None
+        return _base_of(profile.behaviour.empty_base.value)
     return str(value)
+
+
+def _base_of(outcome: BaseOutcome) -> str | None:
+    return None if outcome is BaseOutcome.DEFAULT_PROMPT else ""
+
+
+def normalize_developer(value: Any) -> str | None:
+    """What a developer instruction param means: None = no developer part.
+
+    A profile can only say that "" leaves the part out (EmptyDeveloper.NO_DEVELOPER), so
+    "", null and omitted all mean none.
+    """
+    return str(value) if value else None
 
 
 def initial_context(profile: Profile, developer: str | None, cwd: str) -> list[HistoryEntry]:
     parts = {
-        "developer": developer or "",
-        "skills": profile.text("skills"),
-        "permissions": profile.text("permissions"),
+        ContextPart.DEVELOPER: developer or "",
+        ContextPart.SKILLS: profile.texts.skills,
+        ContextPart.PERMISSIONS: profile.texts.permissions,
     }
-    texts = [parts[name] for name in profile.behaviour("developer_context_parts") if parts[name]]
+    texts = [parts[part] for part in profile.behaviour.developer_context_parts.value if parts[part]]
     environment = (
         f"<environment_context>\n  <cwd>{cwd}</cwd>\n  <shell>bash</shell>\n</environment_context>"
     )
@@ -69,10 +89,10 @@ def request_body(
     history: list[HistoryEntry],
     offer_tools: bool = True,
 ) -> dict[str, Any]:
-    base_text = profile.text("default_prompt") if base is None else base
+    base_text = profile.texts.default_prompt if base is None else base
     prefix: list[dict[str, Any]] = []
     body: dict[str, Any] = {"model": model}
-    if profile.behaviour("base_placement") == "instructions_field":
+    if profile.behaviour.base_placement.value is BasePlacement.INSTRUCTIONS_FIELD:
         if base_text:
             body["instructions"] = base_text
     elif base_text:
@@ -103,9 +123,10 @@ def compacted_history(
     users = [entry for entry in history if entry["kind"] == "user"]
     summary_entry = {
         "kind": "summary",
-        "item": message("user", profile.text("summary_prefix") + summary),
+        "item": message("user", profile.texts.summary_prefix + summary),
     }
-    if profile.behaviour("compaction")["initial_context_after"] == "before_last_user_message":
+    after = profile.behaviour.compaction.value.initial_context_after
+    if after is ContextAfterCompaction.BEFORE_LAST_USER_MESSAGE:
         context = initial_context(profile, developer, cwd)
         kept = users[:-1] + context + users[-1:] if users else context
         return [*kept, summary_entry], True
@@ -124,7 +145,7 @@ def history_after_remote_compaction(
 ) -> tuple[list[HistoryEntry], bool]:
     """The history after a remote compaction, and whether it holds the initial context."""
     compaction = [{"kind": "compaction", "item": item} for item in items]
-    if profile.behaviour("remote_compaction")["history_after"] == "compaction_only":
+    if profile.behaviour.remote_compaction.value.history_after is RemoteHistory.COMPACTION_ONLY:
         return compaction, False
     kept = [entry for entry in history if entry["kind"] in ("context", "user")]
     return kept + compaction, True

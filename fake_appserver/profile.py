@@ -1,202 +1,342 @@
-"""A codex version's behaviour as data: `profiles/<version>.json` plus its wire templates.
+"""A codex version's behaviour as typed data: `profiles/<version>.json` plus its wire templates.
 
-Every behaviour entry says whether it was measured and on what evidence; the loader
-refuses a profile that breaks this shape, naming the file and the field.
+The profile is a model (msgspec structs and enums); its JSON schema is generated from the
+model (`python -m fake_appserver.profile` prints it), and a file is decoded into the model
+or refused with the file and the field named. Code reads fields, never strings: a value
+the model does not know, or a field the fake reads but the file lacks, fails at load time,
+never at the first compaction.
+
+Every behaviour entry says whether it was measured and on what evidence.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Generic, TypeVar
 
-from jsonschema import Draft7Validator
+import msgspec
 
 from harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
+SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
+
+T = TypeVar("T")
 
 
-def _entry(value_schema: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["value", "measured", "evidence"],
-        "additionalProperties": False,
-        "properties": {
-            "value": value_schema,
-            "measured": {"type": "boolean"},
-            "evidence": {"type": "string", "minLength": 1},
-        },
-    }
+class Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A part of a profile: every field required, no field the model does not know."""
 
 
-_PARTS = {"type": "array", "items": {"enum": ["developer", "skills", "permissions"]}}
-_ERROR = {
-    "type": "object",
-    "required": ["code", "message"],
-    "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
-}
-ERROR_NAMES = (
-    "not_initialized",
-    "already_initialized",
-    "unknown_method",
-    "no_rollout",
-    "invalid_thread_id",
-    "thread_not_found",
-    "no_active_turn",
-    "wrong_active_turn",
+class BasePlacement(StrEnum):
+    """Where the effective base instructions reach the model."""
+
+    INSTRUCTIONS_FIELD = "instructions_field"  # the request's top-level `instructions`
+    DEVELOPER_MESSAGE_FIRST = "developer_message_first"  # input[0], a developer message
+
+
+class ContextPart(StrEnum):
+    """The parts of the developer message of codex's initial context."""
+
+    DEVELOPER = "developer"
+    SKILLS = "skills"
+    PERMISSIONS = "permissions"
+
+
+class BaseOutcome(StrEnum):
+    """What an empty, null or omitted baseInstructions on thread/start leaves the model."""
+
+    NO_BASE = "no_base"
+    DEFAULT_PROMPT = "default_prompt"  # codex's built-in prompt
+
+
+class EmptyDeveloper(StrEnum):
+    """What developerInstructions "" on thread/start leaves the model."""
+
+    NO_DEVELOPER = "no_developer"  # the developer part is left out
+
+
+class LoadedResume(StrEnum):
+    """What thread/resume with new instructions does to a thread still loaded."""
+
+    IGNORES_INSTRUCTIONS = "ignores_instructions"
+    APPLIES_INSTRUCTIONS = "applies_instructions"
+
+
+class ColdResumeBase(StrEnum):
+    """The base of a thread resumed in a new process (or after unsubscribe)."""
+
+    PARAM_ELSE_ORIGINAL = "param_else_original"  # the resume's value, else thread/start's
+    ORIGINAL = "original"
+
+
+class ColdResumeDeveloper(StrEnum):
+    """The developer instructions of a thread resumed in a new process."""
+
+    # The resume's value (none if absent) once the initial context is injected again.
+    PARAM_ON_REINJECTION = "param_on_reinjection"
+    ORIGINAL = "original"
+
+
+class Unsubscribe(StrEnum):
+    CLOSES_THREAD = "closes_thread"
+    STAYS_LISTED_UNTIL_RESUME = "stays_listed_until_resume"
+
+
+class SteerWhileAnswering(StrEnum):
+    KEEPS_ANSWER_THEN_FOLLOW_UP = "keeps_answer_then_follow_up"
+    ABANDONS_ANSWER_AND_RESTARTS = "abandons_answer_and_restarts"
+
+
+class ContextAfterCompaction(StrEnum):
+    """Where codex puts its initial context again after a local compaction."""
+
+    BEFORE_LAST_USER_MESSAGE = "before_last_user_message"  # in the compacted history
+    NEXT_TURN = "next_turn"  # injected by the next turn, after the summary
+
+
+class RemoteRequest(StrEnum):
+    COMPACTION_TRIGGER = "compaction_trigger"  # POST /responses ending in a trigger item
+    COMPACT_ENDPOINT = "compact_endpoint"  # POST /responses/compact
+
+
+class RemoteHistory(StrEnum):
+    CONTEXT_USERS_THEN_COMPACTION = "context_users_then_compaction"
+    COMPACTION_ONLY = "compaction_only"
+
+
+Evidence = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class Measured(Model, Generic[T], frozen=True):
+    value: T
+    measured: bool
+    evidence: Evidence
+
+
+class Compaction(Model, frozen=True):
+    """A local compaction (thread/compact/start on a provider codex compacts locally for)."""
+
+    tools: bool  # the compaction request offers tools
+    initial_context_after: ContextAfterCompaction
+    notifies_thread_compacted: bool
+
+
+class RemoteCompaction(Model, frozen=True):
+    """The compaction codex runs remotely for a provider of this name."""
+
+    provider_name: str
+    request: RemoteRequest
+    history_after: RemoteHistory
+
+
+class Behaviour(Model, frozen=True):
+    base_placement: Measured[BasePlacement]
+    developer_context_parts: Measured[list[ContextPart]]
+    empty_base: Measured[BaseOutcome]
+    null_or_omitted_base: Measured[BaseOutcome]
+    empty_developer: Measured[EmptyDeveloper]
+    loaded_resume: Measured[LoadedResume]
+    cold_resume_base: Measured[ColdResumeBase]
+    cold_resume_developer: Measured[ColdResumeDeveloper]
+    compaction: Measured[Compaction]
+    unsubscribe: Measured[Unsubscribe]
+    steer_while_answering: Measured[SteerWhileAnswering]
+    remote_compaction: Measured[RemoteCompaction]
+
+
+class Texts(Model, frozen=True):
+    """codex's own texts (long ones as stand-ins that open with the same words)."""
+
+    default_prompt: str
+    skills: str
+    permissions: str
+    compaction_prompt: str
+    summary_prefix: str
+
+
+class ErrorAnswer(Model, frozen=True):
+    """A JSON-RPC error as codex answers it; `message` is a str.format template."""
+
+    code: int
+    message: str
+
+    def answer(self, **values: object) -> tuple[int, str]:
+        return self.code, self.message.format(**values)
+
+
+class Errors(Model, frozen=True):
+    not_initialized: ErrorAnswer
+    already_initialized: ErrorAnswer
+    unknown_method: ErrorAnswer  # {method}
+    no_rollout: ErrorAnswer  # {thread_id}
+    invalid_thread_id: ErrorAnswer  # {char}, {position}
+    thread_not_found: ErrorAnswer  # {thread_id}
+    no_active_turn: ErrorAnswer
+    wrong_active_turn: ErrorAnswer  # {expected}, {actual}
+
+
+class Provenance(Model, frozen=True):
+    by: str
+    on: str
+    wire_templates: str  # the wire file, relative to the profile file
+
+
+class ProfileDocument(Model, frozen=True):
+    version: str
+    measured: Provenance
+    behaviour: Behaviour
+    texts: Texts
+    errors: Errors
+
+
+class WireDocument(msgspec.Struct, frozen=True):
+    captured_from: str
+    source: str
+    templates: dict[str, Any]
+
+
+# The templates the fake builds its messages from (fake_appserver/wire.py).
+REQUIRED_TEMPLATES = (
+    "initialize",
+    "thread",
+    "thread_start",
+    "thread_resume",
+    "turn_start",
+    "compact_start",
+    "unsubscribe",
+    "item_userMessage",
+    "item_agentMessage",
+    "item_contextCompaction",
+    "item_started_params",
+    "item_completed_params",
+    "status_active",
+    "status_idle",
+    "status_notLoaded",
+    "thread_tokenUsage_updated",
+    "notifications_carry_emitted_at_ms",
 )
-PROFILE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["version", "measured", "behaviour", "texts", "errors"],
-    "properties": {
-        "version": {"type": "string"},
-        "measured": {
-            "type": "object",
-            "required": ["by", "on", "wire_templates"],
-            "properties": {"wire_templates": {"type": "string"}},
-        },
-        "behaviour": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": [
-                "base_placement",
-                "developer_context_parts",
-                "empty_base",
-                "null_or_omitted_base",
-                "empty_developer",
-                "loaded_resume",
-                "cold_resume_base",
-                "cold_resume_developer",
-                "compaction",
-                "unsubscribe",
-                "steer_while_answering",
-                "remote_compaction",
-            ],
-            "properties": {
-                "base_placement": _entry(
-                    {"enum": ["instructions_field", "developer_message_first"]}
-                ),
-                "developer_context_parts": _entry(_PARTS),
-                "empty_base": _entry({"enum": ["no_base", "default_prompt"]}),
-                "null_or_omitted_base": _entry({"enum": ["default_prompt", "no_base"]}),
-                "empty_developer": _entry({"enum": ["no_developer"]}),
-                "loaded_resume": _entry({"enum": ["ignores_instructions", "applies_instructions"]}),
-                "cold_resume_base": _entry({"enum": ["param_else_original", "original"]}),
-                "cold_resume_developer": _entry({"enum": ["param_on_reinjection", "original"]}),
-                "unsubscribe": _entry({"enum": ["closes_thread", "stays_listed_until_resume"]}),
-                "steer_while_answering": _entry(
-                    {"enum": ["keeps_answer_then_follow_up", "abandons_answer_and_restarts"]}
-                ),
-                "remote_compaction": _entry(
-                    {
-                        "type": "object",
-                        "required": ["provider_name", "request", "history_after"],
-                        "properties": {
-                            "provider_name": {"type": "string"},
-                            "request": {"enum": ["compaction_trigger", "compact_endpoint"]},
-                            "history_after": {
-                                "enum": ["context_users_then_compaction", "compaction_only"]
-                            },
-                        },
-                    }
-                ),
-                "compaction": _entry(
-                    {
-                        "type": "object",
-                        "required": ["model_request", "tools", "initial_context_after"],
-                        "properties": {
-                            "model_request": {"type": "boolean"},
-                            "tools": {"type": "boolean"},
-                            "initial_context_after": {
-                                "enum": ["before_last_user_message", "next_turn"]
-                            },
-                        },
-                    }
-                ),
-            },
-        },
-        "texts": {
-            "type": "object",
-            "required": [
-                "default_prompt",
-                "skills",
-                "permissions",
-                "compaction_prompt",
-                "summary_prefix",
-            ],
-            "additionalProperties": {"type": "string"},
-        },
-        "errors": {
-            "type": "object",
-            "required": list(ERROR_NAMES),
-            "additionalProperties": _ERROR,
-        },
-    },
-}
 
 
 class ProfileError(ValueError):
     """A profile file that is missing or does not have the profile's shape."""
 
 
-@dataclass(frozen=True)
-class Profile:
-    version: str
-    data: dict[str, Any]
-    wire: dict[str, Any]
+class Profile(msgspec.Struct, frozen=True):
+    """A loaded profile: the document, its wire templates, and where it came from."""
+
+    document: ProfileDocument
+    wire: WireDocument
     path: Path
 
-    def behaviour(self, name: str) -> Any:
-        return self.data["behaviour"][name]["value"]
+    @property
+    def version(self) -> str:
+        return self.document.version
 
-    def text(self, name: str) -> str:
-        text: str = self.data["texts"][name]
-        return text
+    @property
+    def behaviour(self) -> Behaviour:
+        return self.document.behaviour
 
-    def error(self, name: str, **values: object) -> tuple[int, str]:
-        entry = self.data["errors"][name]
-        return int(entry["code"]), str(entry["message"]).format(**values)
+    @property
+    def texts(self) -> Texts:
+        return self.document.texts
+
+    @property
+    def errors(self) -> Errors:
+        return self.document.errors
+
+    @property
+    def checked_in(self) -> bool:
+        return self.path.resolve().parent == PROFILES_DIR.resolve()
 
     def template(self, name: str) -> Any:
-        return self.wire["templates"][name]
+        return self.wire.templates[name]
 
 
 def available_versions() -> list[str]:
-    names = (p.stem for p in PROFILES_DIR.glob("*.json") if not p.stem.startswith("wire-"))
+    names = (p.stem for p in PROFILES_DIR.glob("*.json") if _is_profile_name(p.name))
     return sorted(names, key=version_key)
+
+
+def _is_profile_name(name: str) -> bool:
+    return not name.startswith("wire-") and not name.endswith(".schema.json")
+
+
+def checked_in_path(version: str) -> Path | None:
+    """The checked-in profile file of `version`, if the repository has one."""
+    path = PROFILES_DIR / f"{version}.json"
+    return path if path.is_file() else None
+
+
+def is_profile_path(spec: str) -> bool:
+    """Whether a --profile value names a file rather than a version."""
+    return spec.endswith(".json") or "/" in spec
+
+
+def resolve_profile(spec: str | None) -> Profile:
+    """The profile a --profile value names: a version (checked in) or a profile file."""
+    if spec is not None and is_profile_path(spec):
+        return load_profile(path=Path(spec))
+    return load_profile(spec)
 
 
 def load_profile(version: str | None = None, *, path: Path | None = None) -> Profile:
     """The profile of `version` (default: the default codex version), or of a file."""
     if path is None:
         wanted = version or DEFAULT_CODEX_VERSION
-        path = PROFILES_DIR / f"{wanted}.json"
-        if not path.is_file():
+        found = checked_in_path(wanted)
+        if found is None:
             known = ", ".join(available_versions())
             raise ProfileError(
-                f"fake-codex has no profile for codex-cli {wanted}; profiles: {known}"
+                f"fake-codex has no profile for codex-cli {wanted}; profiles: {known} "
+                "(or give a learned profile file: codex-probe learn VERSION)"
             )
-    data = _read_json(path)
-    problems = sorted(Draft7Validator(PROFILE_SCHEMA).iter_errors(data), key=lambda e: e.path)
-    if problems:
-        where = ".".join(str(p) for p in problems[0].absolute_path) or "(top level)"
-        raise ProfileError(f"{path}: at {where}: {problems[0].message}")
-    wire_path = path.parent / data["measured"]["wire_templates"]
-    wire = _read_json(wire_path)
-    if not isinstance(wire.get("templates"), dict):
-        raise ProfileError(f"{wire_path}: no 'templates' object")
-    return Profile(version=data["version"], data=data, wire=wire, path=path)
+        path = found
+    document = _decode(path, ProfileDocument)
+    wire_path = path.parent / document.measured.wire_templates
+    wire = _decode(wire_path, WireDocument)
+    missing = [name for name in REQUIRED_TEMPLATES if name not in wire.templates]
+    if missing:
+        raise ProfileError(f"{wire_path}: no template {', '.join(missing)}")
+    return Profile(document=document, wire=wire, path=path)
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+DecodedT = TypeVar("DecodedT")
+
+
+def _decode(path: Path, model: type[DecodedT]) -> DecodedT:
     try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as error:
-        raise ProfileError(f"{path}: cannot read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise ProfileError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from None
-    if not isinstance(loaded, dict):
-        raise ProfileError(f"{path}: the top level must be an object")
-    return loaded
+        raise ProfileError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        return msgspec.json.decode(raw, type=model)
+    except msgspec.ValidationError as error:
+        raise ProfileError(f"{path}: {error}") from None
+    except msgspec.DecodeError as error:
+        raise ProfileError(f"{path}: not JSON: {error}") from None
+
+
+def encode_document(document: ProfileDocument) -> str:
+    """A profile as the JSON file a person reviews: indented, in the model's field order."""
+    return json.dumps(msgspec.to_builtins(document), indent=2, ensure_ascii=False) + "\n"
+
+
+def profile_schema() -> dict[str, Any]:
+    """The JSON schema of a profile file, generated from the model."""
+    schema: dict[str, Any] = msgspec.json.schema(ProfileDocument)
+    return schema
+
+
+def schema_text() -> str:
+    return json.dumps(profile_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    # Imported by name: run as __main__, the model's titles would name __main__.
+    from fake_appserver.profile import schema_text as named_schema_text
+
+    sys.stdout.write(named_schema_text())

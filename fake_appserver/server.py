@@ -14,8 +14,15 @@ from typing import Any
 import aiohttp
 
 from fake_appserver.config import ProviderConfig
-from fake_appserver.layout import normalize_base
-from fake_appserver.profile import Profile
+from fake_appserver.failures import RequestFailed
+from fake_appserver.layout import normalize_base, normalize_developer
+from fake_appserver.profile import (
+    ColdResumeBase,
+    ColdResumeDeveloper,
+    LoadedResume,
+    Profile,
+    Unsubscribe,
+)
 from fake_appserver.script import FaultScript, Rule
 from fake_appserver.store import ThreadStore
 from fake_appserver.threads import LoadedThread
@@ -33,15 +40,6 @@ from harness.jsonrpc.framing import (
 
 Handler = Callable[[Any], Awaitable[Any]]
 PARSE_ERROR = -32700
-
-
-class RequestFailed(Exception):
-    """Answer the request with this JSON-RPC error."""
-
-    def __init__(self, code: int, message: str) -> None:
-        self.code = code
-        self.message = message
-        super().__init__(message)
 
 
 class FakeAppServer:
@@ -123,10 +121,10 @@ class FakeAppServer:
 
     async def _handle(self, request: Request) -> Any:
         if request.method != "initialize" and not self.initialized:
-            raise RequestFailed(*self.profile.error("not_initialized"))
+            raise RequestFailed(*self.profile.errors.not_initialized.answer())
         handler = self.handlers.get(request.method)
         if handler is None:
-            raise RequestFailed(*self.profile.error("unknown_method", method=request.method))
+            raise RequestFailed(*self.profile.errors.unknown_method.answer(method=request.method))
         return await handler(request.params or {})
 
     async def _apply_fault(self, fault: Rule, request: Request) -> bool:
@@ -196,7 +194,7 @@ class FakeAppServer:
 
     async def initialize(self, params: Any) -> Any:
         if self.initialized:
-            raise RequestFailed(*self.profile.error("already_initialized"))
+            raise RequestFailed(*self.profile.errors.already_initialized.answer())
         self.initialized = True
         client = params.get("clientInfo") or {}
         self.client_name = str(client.get("name", "client"))
@@ -214,7 +212,7 @@ class FakeAppServer:
         base = normalize_base(
             self.profile, params.get("baseInstructions"), "baseInstructions" in params
         )
-        developer = params.get("developerInstructions") or None
+        developer = normalize_developer(params.get("developerInstructions"))
         record: dict[str, Any] = {
             "id": thread_id,
             "cwd": str(params.get("cwd") or os.getcwd()),
@@ -245,6 +243,7 @@ class FakeAppServer:
 
     async def thread_resume(self, params: Any) -> Any:
         thread_id = self._checked_thread_id(params)
+        behaviour = self.profile.behaviour
         loaded = self.loaded.get(thread_id)
         if loaded is not None and loaded.unsubscribed:
             # Measured on 0.171.0: an unsubscribed thread is unloaded when resumed.
@@ -257,18 +256,18 @@ class FakeAppServer:
         if loaded is None:
             record = self.store.load(thread_id)
             if record is None:
-                raise RequestFailed(*self.profile.error("no_rollout", thread_id=thread_id))
+                raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
             # A resume in a new process (or after unsubscribe): measured per profile.
             base = record["base_original"]
             if (
                 "baseInstructions" in params
                 and params["baseInstructions"] is not None
-                and self.profile.behaviour("cold_resume_base") == "param_else_original"
+                and behaviour.cold_resume_base.value is ColdResumeBase.PARAM_ELSE_ORIGINAL
             ):
                 base = normalize_base(self.profile, params["baseInstructions"], True)
             developer = record["developer_original"]
-            if self.profile.behaviour("cold_resume_developer") == "param_on_reinjection":
-                developer = params.get("developerInstructions") or None
+            if behaviour.cold_resume_developer.value is ColdResumeDeveloper.PARAM_ON_REINJECTION:
+                developer = normalize_developer(params.get("developerInstructions"))
             loaded = LoadedThread(record=record, base=base, developer=developer)
             self.loaded[thread_id] = loaded
             # Measured on both versions: loading a thread from disk reports it idle.
@@ -280,10 +279,12 @@ class FakeAppServer:
                     )
                 )
             )
-        elif self.profile.behaviour("loaded_resume") == "applies_instructions":
+        elif behaviour.loaded_resume.value is LoadedResume.APPLIES_INSTRUCTIONS:
             if params.get("baseInstructions") is not None:
                 loaded.base = normalize_base(self.profile, params["baseInstructions"], True)
-            loaded.developer = params.get("developerInstructions") or loaded.developer
+            loaded.developer = (
+                normalize_developer(params.get("developerInstructions")) or loaded.developer
+            )
         record = loaded.record
         body = self.wire.thread(
             record,
@@ -302,7 +303,7 @@ class FakeAppServer:
                 (1, thread_id[:1]),
             )
             raise RequestFailed(
-                *self.profile.error("invalid_thread_id", char=char, position=position)
+                *self.profile.errors.invalid_thread_id.answer(char=char, position=position)
             ) from None
         return thread_id
 
@@ -310,7 +311,7 @@ class FakeAppServer:
         thread_id = str(params.get("threadId", ""))
         thread = self.loaded.get(thread_id)
         if thread is None:
-            raise RequestFailed(*self.profile.error("thread_not_found", thread_id=thread_id))
+            raise RequestFailed(*self.profile.errors.thread_not_found.answer(thread_id=thread_id))
         return thread
 
     async def thread_read(self, params: Any) -> Any:
@@ -318,7 +319,7 @@ class FakeAppServer:
         loaded = self.loaded.get(thread_id)
         record = loaded.record if loaded else self.store.load(thread_id)
         if record is None:
-            raise RequestFailed(*self.profile.error("no_rollout", thread_id=thread_id))
+            raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
         include = bool(params.get("includeTurns"))
         turns = [self.wire.turn(t, with_items=True) for t in record["turns"]] if include else []
         status = "notLoaded" if loaded is None else ("active" if loaded.active else "idle")
@@ -333,7 +334,7 @@ class FakeAppServer:
             return template
         if thread.active and thread.active.task:
             thread.active.task.cancel()
-        if self.profile.behaviour("unsubscribe") == "closes_thread":
+        if self.profile.behaviour.unsubscribe.value is Unsubscribe.CLOSES_THREAD:
             del self.loaded[thread_id]
             self.spawn(self._after(lambda: self._announce_closed(thread_id)))
         else:

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from fake_appserver.failures import RequestFailed
 from fake_appserver.layout import (
     compacted_history,
     history_after_remote_compaction,
@@ -16,6 +17,7 @@ from fake_appserver.layout import (
     remote_compaction_request,
     request_body,
 )
+from fake_appserver.profile import RemoteRequest, SteerWhileAnswering
 from fake_appserver.provider import (
     ModelAnswer,
     ProviderError,
@@ -38,8 +40,6 @@ class TurnRunner:
     # ----- requests ----------------------------------------------------------------
 
     async def turn_start(self, params: Any) -> Any:
-        from fake_appserver.server import RequestFailed
-
         thread = self.server.loaded_thread(params)
         texts = [
             str(part.get("text", ""))
@@ -57,17 +57,15 @@ class TurnRunner:
         return {"turn": self.server.wire.turn(turn, with_items=False)}
 
     async def turn_steer(self, params: Any) -> Any:
-        from fake_appserver.server import RequestFailed
-
         thread = self.server.loaded_thread(params)
         active = thread.active
         if active is None:
-            raise RequestFailed(*self.server.profile.error("no_active_turn"))
+            raise RequestFailed(*self.server.profile.errors.no_active_turn.answer())
         expected = params.get("expectedTurnId")
         if expected is not None and expected != active.turn["id"]:
             raise RequestFailed(
-                *self.server.profile.error(
-                    "wrong_active_turn", expected=expected, actual=active.turn["id"]
+                *self.server.profile.errors.wrong_active_turn.answer(
+                    expected=expected, actual=active.turn["id"]
                 )
             )
         active.steered.extend(
@@ -200,7 +198,8 @@ class TurnRunner:
         """The model's answer, or None if steered input abandoned it (profile's choice)."""
         body = self._body(thread, thread.record["history"])
         listener = self._agent_messages(thread, active.turn)
-        if self.server.profile.behaviour("steer_while_answering") != "abandons_answer_and_restarts":
+        steering = self.server.profile.behaviour.steer_while_answering.value
+        if steering is not SteerWhileAnswering.ABANDONS_ANSWER_AND_RESTARTS:
             return await self._ask(thread, body, listener)
         active.steer_arrived.clear()
         asking = asyncio.ensure_future(self._ask(thread, body, listener))
@@ -225,7 +224,7 @@ class TurnRunner:
             thread_id=thread.id,
             base=thread.base,
             history=history,
-            offer_tools=not compaction or profile.behaviour("compaction")["tools"],
+            offer_tools=not compaction or profile.behaviour.compaction.value.tools,
         )
 
     async def _run_turn(
@@ -274,7 +273,7 @@ class TurnRunner:
         server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
         server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
-        if profile.behaviour("compaction")["notifies_thread_compacted"]:
+        if profile.behaviour.compaction.value.notifies_thread_compacted:
             server.notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
         self._finish(thread, active, started, usage=None)
 
@@ -284,9 +283,9 @@ class TurnRunner:
         """Ask for a compaction the way the profile says codex does for this provider."""
         profile, record, server = self.server.profile, thread.record, self.server
         history: list[dict[str, Any]] = record["history"]
-        remote = profile.behaviour("remote_compaction")
-        if server.provider.provider_name != remote["provider_name"]:
-            prompt = {"kind": "user", "item": message("user", profile.text("compaction_prompt"))}
+        remote = profile.behaviour.remote_compaction.value
+        if server.provider.provider_name != remote.provider_name:
+            prompt = {"kind": "user", "item": message("user", profile.texts.compaction_prompt)}
             answer = await self._ask(
                 thread, self._body(thread, [*history, prompt], compaction=True)
             )
@@ -295,7 +294,7 @@ class TurnRunner:
             )
             return new_history, has_context, (answer.input_tokens, answer.output_tokens)
         body = self._body(thread, history)
-        if remote["request"] == "compaction_trigger":
+        if remote.request is RemoteRequest.COMPACTION_TRIGGER:
             body["input"].append({"type": "compaction_trigger"})
             answer = await self._ask(thread, body)
             items, usage = answer.other_items, (answer.input_tokens, answer.output_tokens)

@@ -50,7 +50,7 @@ class Wire:
 
     @property
     def stamps_notifications(self) -> bool:
-        return bool(self.profile.wire["templates"].get("notifications_carry_emitted_at_ms"))
+        return bool(self.template("notifications_carry_emitted_at_ms"))
 
     def thread(self, record: dict[str, Any], *, status: str, turns: list[Any]) -> Any:
         cwd = record["cwd"]

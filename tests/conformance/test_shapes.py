@@ -51,7 +51,7 @@ def refusal(code: int, message: str) -> ServerError:
 def test_every_measured_refusal_has_its_shape(
     version: str, name: str, shape: ErrorShape, fill: dict[str, str], holes: dict[str, str]
 ) -> None:
-    code, message = load_profile(version).error(name, **fill)
+    code, message = getattr(load_profile(version).errors, name).answer(**fill)
     assert matches(refusal(code, message), shape, **holes), (code, message)
 
 
