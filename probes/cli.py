@@ -16,6 +16,7 @@ from importlib import import_module
 COMMAND_MODULES = (
     "probes.commands.install",
     "probes.commands.schema",
+    "probes.commands.cache",
     "probes.commands.validate",
     "probes.commands.smoke",
     "probes.commands.probe",

@@ -54,6 +54,11 @@ def exclusive_lock(path: Path, *, timeout: float = 900.0) -> Iterator[None]:
 MARKER = "installed.json"
 
 
+def lock_path(parent: Path, name: str) -> Path:
+    """The lock `install_once` holds while it builds `parent/name`; pruning takes it too."""
+    return parent / f".{name}.lock"
+
+
 def is_installed(folder: Path, needed: Path) -> bool:
     """A folder `install_once` completed, still holding the file that matters in it."""
     return (folder / MARKER).is_file() and (folder / needed).exists()
@@ -69,7 +74,7 @@ def install_once(parent: Path, name: str, build: Callable[[Path], None], needed:
     final = parent / name
     if is_installed(final, needed):
         return final
-    with exclusive_lock(parent / f".{name}.lock"):
+    with exclusive_lock(lock_path(parent, name)):
         if is_installed(final, needed):
             return final  # another process finished it while we waited
         for leftover in parent.glob(f".{name}.partial-*"):  # a killed build's; we hold the lock

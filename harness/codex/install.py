@@ -8,6 +8,7 @@ installs of the same version safe; the second waits and then finds it done.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import tempfile
@@ -19,6 +20,8 @@ from harness.codex.cache import install_once, is_installed, versions_dir
 from harness.codex.versions import is_release, nearest_versions
 
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
+# Touched whenever an installation is handed out; `codex-probe cache prune` reads its mtime.
+LAST_USED = "last-used"
 
 
 class UnknownVersionError(ValueError):
@@ -52,7 +55,15 @@ class Installation:
 def installed(version: str, root: Path | None = None) -> Installation | None:
     """The cached installation of `version`, or None; never touches the network."""
     candidate = Installation(version, versions_dir(root) / version)
-    return candidate if is_installed(candidate.root, BINARY_RELATIVE) else None
+    return mark_used(candidate) if is_installed(candidate.root, BINARY_RELATIVE) else None
+
+
+def mark_used(installation: Installation) -> Installation:
+    """`installation`, its last-used stamp set to now."""
+    # A stamp that cannot be written only makes pruning less exact; never fail the caller.
+    with contextlib.suppress(OSError):
+        (installation.root / LAST_USED).touch()
+    return installation
 
 
 def resolve_version(version: str) -> str:
@@ -74,7 +85,7 @@ def install(version: str, root: Path | None = None) -> Installation:
     root_dir = install_once(
         versions_dir(root), concrete, lambda staging: _build(concrete, staging), BINARY_RELATIVE
     )
-    return Installation(concrete, root_dir)
+    return mark_used(Installation(concrete, root_dir))
 
 
 def _build(version: str, staging: Path) -> None:

@@ -1,0 +1,142 @@
+"""The codex-cli installs in the cache: what they cost on disk, and pruning the stale ones.
+
+Each install is a few hundred MB, so a run over many releases keeps only a few: the
+least recently used go first (`install()` stamps an install each time it hands it out).
+Removal takes the same per-version lock as `install_once`, so it never races an
+install of that version, and an install disappears by one atomic rename.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.codex.cache import (
+    MARKER,
+    LockTimeout,
+    exclusive_lock,
+    is_installed,
+    lock_path,
+    versions_dir,
+)
+from harness.codex.install import BINARY_RELATIVE, LAST_USED
+
+# `.<version>.partial-<x>` is an install_once build in progress or killed;
+# `.<version>.trash-<x>` an install a prune moved aside and did not finish deleting.
+LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?:partial|trash)-[^/]+")
+
+
+@dataclass(frozen=True)
+class CachedInstall:
+    version: str
+    path: Path
+    size_bytes: int
+    last_used: float  # epoch seconds
+
+
+def list_installs(root: Path | None = None) -> list[CachedInstall]:
+    """The completed installs under `root` (default: the cache), most recently used first.
+
+    A missing cache is empty; a cache that cannot be read raises OSError.
+    """
+    versions = versions_dir(root)
+    try:
+        folders = sorted(versions.iterdir())
+    except FileNotFoundError:
+        return []
+    installs = []
+    for folder in folders:
+        if folder.name.startswith(".") or not is_installed(folder, BINARY_RELATIVE):
+            continue
+        try:
+            last_used = _last_used(folder)
+        except OSError:
+            continue  # removed since we listed it
+        installs.append(CachedInstall(folder.name, folder, _tree_size(folder), last_used))
+    installs.sort(key=lambda install: install.last_used, reverse=True)
+    return installs
+
+
+def prune_installs(
+    keep: int, *, protect: Collection[str] = (), root: Path | None = None
+) -> list[CachedInstall]:
+    """Remove the least recently used installs until at most `keep` remain; return those.
+
+    Protected versions, and versions whose lock another process holds (an install or a
+    prune of it in progress), stay; more recently used ones go in their place, and if too
+    few can go, more than `keep` remain. Stale build and removal leftovers go too.
+    """
+    if keep < 0:
+        raise ValueError(f"keep must be 0 or more, not {keep}")
+    versions = versions_dir(root)
+    installs = list_installs(root)
+    excess = len(installs) - keep
+    removed = []
+    for install in reversed(installs):
+        if excess <= 0:
+            break
+        if install.version not in protect and remove_install(install.version, root):
+            removed.append(install)
+            excess -= 1
+    _remove_leftovers(versions)
+    return removed
+
+
+def _last_used(folder: Path) -> float:
+    """The stamp's mtime; an install never handed out since the stamp existed: its marker's."""
+    try:
+        return (folder / LAST_USED).stat().st_mtime
+    except FileNotFoundError:
+        return (folder / MARKER).stat().st_mtime
+
+
+def _tree_size(folder: Path) -> int:
+    total = 0
+    for parent, _, files in os.walk(folder):  # does not descend into symlinked folders
+        for name in files:
+            with contextlib.suppress(OSError):  # a file removed while we walk
+                total += os.lstat(os.path.join(parent, name)).st_size
+    return total
+
+
+def remove_install(version: str, root: Path | None = None) -> bool:
+    """Delete the install of `version` unless its lock is held or it is gone; True if done."""
+    versions = versions_dir(root)
+    with contextlib.ExitStack() as held:
+        if not _lock_if_free(held, versions, version):
+            return False
+        folder = versions / version
+        if not is_installed(folder, BINARY_RELATIVE):
+            return False  # another prune removed it before we got the lock
+        # The rename makes it vanish at once for `is_installed`; the slow delete comes after.
+        trash = versions / f".{version}.trash-{secrets.token_hex(4)}"
+        os.rename(folder, trash)
+        shutil.rmtree(trash, ignore_errors=True)  # what stays is a leftover the next prune takes
+    # The empty lock file stays: deleting it could let a process that is waiting on the
+    # old file and a newcomer locking a new one install the same version at once.
+    return True
+
+
+def _remove_leftovers(versions: Path) -> None:
+    for leftover in versions.glob(".*"):
+        if not (match := LEFTOVER.fullmatch(leftover.name)):
+            continue
+        name = match["name"]
+        with contextlib.ExitStack() as held:
+            if _lock_if_free(held, versions, name):  # held: that build is still running
+                shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _lock_if_free(held: contextlib.ExitStack, versions: Path, name: str) -> bool:
+    """Take `name`'s install lock into `held` if nobody holds it; never wait for it."""
+    try:
+        held.enter_context(exclusive_lock(lock_path(versions, name), timeout=0))
+    except LockTimeout:
+        return False
+    return True
