@@ -145,7 +145,11 @@ def history_after_remote_compaction(
 ) -> tuple[list[HistoryEntry], bool]:
     """The history after a remote compaction, and whether it holds the initial context."""
     compaction = [{"kind": "compaction", "item": item} for item in items]
-    if profile.behaviour.remote_compaction.value.history_after is RemoteHistory.COMPACTION_ONLY:
+    after = profile.behaviour.remote_compaction.value.history_after
+    if after is RemoteHistory.COMPACTION_ONLY:
         return compaction, False
+    if after is RemoteHistory.USERS_THEN_COMPACTION:
+        # The initial context is dropped and injected again by the next turn.
+        return [entry for entry in history if entry["kind"] == "user"] + compaction, False
     kept = [entry for entry in history if entry["kind"] in ("context", "user")]
     return kept + compaction, True

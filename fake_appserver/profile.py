@@ -104,7 +104,10 @@ class RemoteRequest(StrEnum):
 
 
 class RemoteHistory(StrEnum):
+    """The history after a remote compaction (the next turn adds what is not kept)."""
+
     CONTEXT_USERS_THEN_COMPACTION = "context_users_then_compaction"
+    USERS_THEN_COMPACTION = "users_then_compaction"  # context injected again next turn
     COMPACTION_ONLY = "compaction_only"
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from fake_appserver.launcher import write_launcher
-from fake_appserver.profile import load_profile
+from fake_appserver.profile import ProfileError, checked_in_path, load_profile
 from harness.codex import ensure_schema, install
 from harness.codex.appserver import open_app_server
 from harness.codex.cache import cache_root
@@ -34,6 +34,8 @@ class Backend:
     binary: Path
     schema_dir: Path
     script: Path | None = None
+    # The fake's profile file (checked in or learned); None for the real binary.
+    profile: Path | None = None
 
     @property
     def label(self) -> str:
@@ -60,11 +62,17 @@ class Backend:
         """The same backend with a fault script (the fake only: the real one cannot)."""
         if self.kind != "fake":
             raise BackendError("fault scripts need the fake backend")
-        return make_backend("fake", self.version, script=script)
+        return make_backend("fake", self.version, script=script, profile=self.profile)
 
 
-def make_backend(kind: str, version: str, *, script: Path | None = None) -> Backend:
-    """The backend of `kind` for codex-cli `version` (installing or profiling it as needed)."""
+def make_backend(
+    kind: str, version: str, *, script: Path | None = None, profile: Path | None = None
+) -> Backend:
+    """The backend of `kind` for codex-cli `version` (installing it as needed).
+
+    The fake imitates `profile` (a profile file), by default the version's checked-in one;
+    a version without one needs a learned profile (`codex-probe learn`).
+    """
     installation = install(version)
     schema = ensure_schema(installation)
     if kind == "real":
@@ -72,12 +80,21 @@ def make_backend(kind: str, version: str, *, script: Path | None = None) -> Back
             raise BackendError("fault scripts need the fake backend")
         return Backend("real", installation.version, installation.binary, schema)
     if kind == "fake":
-        profile = load_profile(installation.version)
+        profile_file = profile or checked_in_path(installation.version)
+        if profile_file is None:
+            raise BackendError(
+                f"the fake has no checked-in profile for codex-cli {installation.version}; "
+                f"learn one: codex-probe learn {installation.version}"
+            )
+        try:
+            load_profile(path=profile_file)  # a broken profile fails here, not in the fake
+        except ProfileError as error:
+            raise BackendError(str(error)) from None
+        profile_file = profile_file.resolve()
         # One launcher per profile and script, kept in the cache like a real install.
-        suffix = (
-            hashlib.sha256(str(script.resolve()).encode()).hexdigest()[:12] if script else "plain"
-        )
-        folder = cache_root() / "fake" / f"{profile.version}-{suffix}"
-        binary = write_launcher(folder, profile=profile.version, script=script)
-        return Backend("fake", profile.version, binary, schema, script)
+        key = f"{profile_file}\n{script.resolve() if script else ''}"
+        suffix = hashlib.sha256(key.encode()).hexdigest()[:12]
+        folder = cache_root() / "fake" / f"{installation.version}-{suffix}"
+        binary = write_launcher(folder, profile=str(profile_file), script=script)
+        return Backend("fake", installation.version, binary, schema, script, profile_file)
     raise BackendError(f"unknown backend {kind!r}; backends: {', '.join(BACKEND_KINDS)}")

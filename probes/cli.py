@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "probes.commands.validate",
     "probes.commands.smoke",
     "probes.commands.probe",
+    "probes.commands.learn",
     "probes.commands.compile",
     "probes.commands.drive",
     "probes.commands.report",

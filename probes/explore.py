@@ -150,8 +150,8 @@ class Session:
         return True
 
     def transcript_lines(self) -> Iterator[dict[str, Any]]:
-        """Transcript entries tagged with their process ("process": 1, 2, ...), the key
-        fake_appserver/profiles/capture_wire.py pairs request ids by."""
+        """Transcript entries tagged with their process ("process": 1, 2, ...): request ids
+        start again in every process, so this is how a reader pairs them."""
         entries = self.transcript.entries
         bounds = [*self.process_starts, len(entries)]
         for generation, (first, end) in enumerate(itertools.pairwise(bounds), 1):

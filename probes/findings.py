@@ -31,6 +31,8 @@ class Finding:
     evidence: list[str] = field(default_factory=list)
     reproduce: str = ""
     fidelity: dict[str, Any] | None = None
+    # One line for a person: why it is broken, or how it changed (empty when it holds).
+    summary: str = ""
 
     def to_json(self, *, required: bool, spec_section: str, statement: str) -> dict[str, Any]:
         return {

@@ -145,7 +145,8 @@ def normalize(observation: Observation) -> dict[str, Any]:
 
 
 def lifecycle_notifications(observation: Observation) -> list[str]:
-    sequence = []
+    sequence: list[str] = []
+    last_status: tuple[Any, str] | None = None
     for entry in observation.transcript.entries:
         message = entry.message
         if entry.direction != "recv" or not isinstance(message, dict):
@@ -161,5 +162,12 @@ def lifecycle_notifications(observation: Observation) -> list[str]:
             detail = params.get("item", {}).get("type", "")
         elif method == "turn/completed":
             detail = params.get("turn", {}).get("status", "")
-        sequence.append(f"{method}:{detail}" if detail else str(method))
+        label = f"{method}:{detail}" if detail else str(method)
+        # A thread's status repeated back to back says nothing new; 0.171.0 sometimes
+        # sends notLoaded twice when a resume races the unload of an unsubscribed thread.
+        status = (params.get("threadId"), label) if method == "thread/status/changed" else None
+        if status is not None and status == last_status:
+            continue
+        last_status = status
+        sequence.append(label)
     return sequence

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.jsonrpc import JsonRpcClient, ServerError, Transcript, TransportError
+from harness.jsonrpc import JsonRpcClient, JsonRpcError, ServerError, Transcript, TransportError
 from probes.backends import Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap
@@ -53,6 +53,8 @@ class Observation:
     transcript: Transcript
     stderr_tail: str
     threads: dict[str, str]
+    # The text the wiretap answered each model request with, by request index.
+    answers: dict[int, str] = field(default_factory=dict)
 
     def step(self, label: str) -> StepRecord:
         return next(s for s in self.steps if s.label == label)
@@ -112,10 +114,12 @@ class ScenarioRun:
 
     # ----- steps -----------------------------------------------------------------
 
-    async def restart(self) -> None:
+    async def restart(self, *, initialize: bool = True) -> None:
         """(Re)start the app-server process on the same home (a cold process)."""
         await self.stop()
-        self.client = await self.backend.open(self.home, transcript=self.transcript)
+        self.client = await self.backend.open(
+            self.home, transcript=self.transcript, initialize=initialize
+        )
         self.steps.append(StepRecord(name="restart", label=f"restart-{len(self.steps)}", params={}))
 
     async def stop(self) -> None:
@@ -276,8 +280,9 @@ async def run_scenario(
 ) -> Observation:
     """Run `scenario` on `backend` in a fresh home with its own wiretap.
 
-    A transport failure (hung or crashed server) propagates: the probes turn it into
-    a `broken` finding, with this run's transcript and stderr attached by the caller.
+    A transport failure (hung or crashed server), or a refusal of a step that must not
+    be refused, ends the scenario as ScenarioBroken: the probes turn it into `broken`
+    findings, with this run's transcript and stderr attached.
     """
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, parent_dir=work_dir, **(home_options or {})) as home:
@@ -285,7 +290,7 @@ async def run_scenario(
             try:
                 await run.restart()
                 await scenario(run)
-            except TransportError as error:
+            except JsonRpcError as error:
                 await run.stop()
                 raise ScenarioBroken(name, error, run) from error
             finally:
@@ -299,15 +304,27 @@ async def run_scenario(
                 transcript=run.transcript,
                 stderr_tail="\n".join(run.stderr_tails)[-4000:],
                 threads=dict(run.threads),
+                answers=dict(tap.answers),
             )
 
 
 class ScenarioBroken(RuntimeError):
-    """The backend failed in transport during a scenario; the run so far is kept."""
+    """The backend failed, or refused a step, during a scenario; the run so far is kept."""
 
-    def __init__(self, name: str, error: TransportError, run: ScenarioRun) -> None:
+    def __init__(self, name: str, error: JsonRpcError, run: ScenarioRun) -> None:
         self.error = error
         self.transcript = run.transcript
         self.requests = run.tap.requests
-        self.stderr_tail = "\n".join(run.stderr_tails)[-4000:] or error.stderr_tail
-        super().__init__(f"scenario {name} broke: {error.summary}")
+        self.steps = run.steps
+        own_tail = error.stderr_tail if isinstance(error, TransportError) else ""
+        self.stderr_tail = "\n".join(run.stderr_tails)[-4000:] or own_tail
+        super().__init__(f"scenario {name} broke: {describe_failure(error)}")
+
+
+def describe_failure(error: JsonRpcError) -> str:
+    """One line: a transport failure's summary, or the refusal of a step that needed an answer."""
+    if isinstance(error, TransportError):
+        return error.summary
+    if isinstance(error, ServerError):
+        return f"{error.method} was refused: error {error.code}: {error.message}"
+    return str(error)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
 from probes.homes import OPENAI_PROVIDER_NAME
 from probes.observation import marker
 from probes.scenario import Scenario, ScenarioRun
@@ -16,6 +17,7 @@ from probes.wiretap import Reply
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"
+UNKNOWN_METHOD = "codex-probe/no-such-method"
 
 
 def base(tag: str) -> str:
@@ -163,6 +165,17 @@ async def errors(run: ScenarioRun) -> None:
     await run.finish_turn("A", "turn-2-done")
 
 
+async def handshake(run: ScenarioRun) -> None:
+    """The answers around initialize: before it, twice, and to a method codex lacks."""
+    await run.restart(initialize=False)
+    await run.attempt("thread/start", {"cwd": str(run.home.workdir)}, "before-initialize")
+    client = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
+    await run.attempt("initialize", client, "initialize")
+    await run.rpc.notify("initialized")
+    await run.attempt("initialize", client, "initialize-again")
+    await run.attempt(UNKNOWN_METHOD, {}, "unknown-method")
+
+
 async def remote_compaction(run: ScenarioRun) -> None:
     await run.start("A", **instructions("V1"))
     await run.turn("A", user("1"), "turn-1")
@@ -181,6 +194,7 @@ SCENARIOS: dict[str, Scenario] = {
     "start-empty": start_empty_and_omitted,
     "legacy-thread": legacy_thread,
     "errors": errors,
+    "handshake": handshake,
     "compaction-remote": remote_compaction,
 }
 # How a scenario's home differs from the default one.

@@ -223,6 +223,8 @@ class Wiretap:
         self._response_count = 0
         # Indices of requests whose answer codex hung up on before it was complete.
         self.abandoned: list[int] = []
+        # The text each model request was answered with, by request index.
+        self.answers: dict[int, str] = {}
 
     # -- lifecycle ------------------------------------------------------------
     async def __aenter__(self) -> Self:
@@ -333,6 +335,7 @@ class Wiretap:
                     await asyncio.wait_for(self._closing.wait(), timeout=reply.delay_s)
             if reply.status != 200:
                 return web.json_response(_error_body(reply.error_message), status=reply.status)
+            self.answers[captured.index] = reply.text
             item = assistant_message(f"msg_wiretap_{captured.index}", reply.text)
             return await self._stream(request, captured.index, [item], reply)
         return web.json_response(

@@ -13,10 +13,14 @@ import pytest
 from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
 from harness.codex import install as install_codex
 from probes.assumptions import BY_ID
+from probes.commands.options import positive_int
 from probes.findings import FIDELITY_ID_PREFIX
+from probes.release import DEFAULT_JOBS, Selection
 from probes.scenarios import SCENARIOS
 
 SUITE = Path(__file__).resolve().parents[1] / "suite"
+# A run that could not give every finding asked for a verdict (the gate's code for it).
+NO_VERDICT = 3
 
 
 def register(subparsers: Any) -> None:
@@ -46,7 +50,10 @@ def register(subparsers: Any) -> None:
         "--no-fidelity", action="store_true", help="skip running the scenarios on the fake"
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="parallel pytest workers (scenarios are independent)"
+        "--jobs",
+        type=positive_int,
+        default=DEFAULT_JOBS,
+        help=f"scenarios run at once, real and fake (default {DEFAULT_JOBS})",
     )
     parser.set_defaults(handler=run)
 
@@ -101,19 +108,34 @@ def run(args: argparse.Namespace) -> int:
         pytest_args += ["--only", finding_id]
     if args.no_fidelity:
         pytest_args.append("--no-fidelity")
-    if args.jobs > 1:
-        pytest_args += ["-n", str(args.jobs), "--dist", "loadgroup"]
+    pytest_args += ["--probe-jobs", str(args.jobs)]
     status = pytest.main(pytest_args)
     verdict_path = out / "verdict.json"
     if not verdict_path.is_file():
         print(f"codex-probe probe: no verdict was written (pytest exit {status})", file=sys.stderr)
-        return 3
+        return NO_VERDICT
     verdict = json.loads(verdict_path.read_text())
-    broken = [
-        f"{v}:{i}"
-        for v, per in verdict["versions"].items()
-        for i, entry in per.items()
-        if entry["verdict"] == "broken"
+    selection = Selection.of(args.only, fidelity=not args.no_fidelity)
+    found = verdict["versions"]
+    missing = [
+        f"{v}:{i}" for v in versions for i in selection.finding_ids if i not in found.get(v, {})
     ]
+    broken = [
+        f"{v}:{i}" for v, per in found.items() for i, e in per.items() if e["verdict"] == "broken"
+    ]
+    if missing:
+        print(
+            f"codex-probe probe: {len(missing)} finding(s) asked for have no verdict: "
+            + ", ".join(missing[:10])
+            + (" ..." if len(missing) > 10 else ""),
+            file=sys.stderr,
+        )
+    if broken:
+        print(
+            f"codex-probe probe: {len(broken)} finding(s) are broken (no verdict): "
+            + ", ".join(broken[:10])
+            + (" ..." if len(broken) > 10 else ""),
+            file=sys.stderr,
+        )
     # Changed assumptions are findings, not failures of the run: the gate judges them.
-    return 3 if broken else 0
+    return NO_VERDICT if missing or broken else 0

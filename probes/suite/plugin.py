@@ -7,7 +7,6 @@ Loaded by `codex-probe probe` with `-p probes.suite.plugin`.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +14,13 @@ import pytest
 
 from harness.codex import DEFAULT_CODEX_VERSION
 from probes.assumptions import ASSUMPTIONS
+from probes.files import write_json
 from probes.findings import FIDELITY_ID_PREFIX
+from probes.release import DEFAULT_JOBS, Selection
 from probes.scenarios import SCENARIOS
-from probes.suite.observations import ObservationCache
+from probes.suite.observations import ReleaseRuns
 from probes.suite.table import render_table
+from probes.verdict_file import verdict_document
 
 FINDING_PROPERTY = "codex_probe_finding"
 
@@ -43,6 +45,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--no-fidelity", action="store_true", help="do not run the scenarios on the fake too"
     )
+    group.addoption(
+        "--probe-jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help=f"scenarios run at once (default {DEFAULT_JOBS})",
+    )
 
 
 def selected_ids(config: pytest.Config) -> set[str] | None:
@@ -60,9 +68,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     chosen = versions(metafunc.config)
     if "assumption_id" in metafunc.fixturenames:
         cases = [
-            pytest.param(
-                a.id, v, id=f"{a.id}[{v}]", marks=pytest.mark.xdist_group(f"{v}-{a.scenario}")
-            )
+            pytest.param(a.id, v, id=f"{a.id}[{v}]")
             for v in chosen
             for a in ASSUMPTIONS
             if only is None or a.id in only
@@ -71,9 +77,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "fidelity_scenario" in metafunc.fixturenames:
         skip = metafunc.config.getoption("--no-fidelity")
         cases = [
-            pytest.param(
-                s, v, id=f"{FIDELITY_ID_PREFIX}{s}[{v}]", marks=pytest.mark.xdist_group(f"{v}-{s}")
-            )
+            pytest.param(s, v, id=f"{FIDELITY_ID_PREFIX}{s}[{v}]")
             for v in chosen
             for s in SCENARIOS
             if not skip and (only is None or f"{FIDELITY_ID_PREFIX}{s}" in only)
@@ -82,8 +86,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def observations(pytestconfig: pytest.Config) -> ObservationCache:
-    return ObservationCache(compare_with_fake=not pytestconfig.getoption("--no-fidelity"))
+def release_runs(pytestconfig: pytest.Config) -> ReleaseRuns:
+    selection = Selection.of(
+        selected_ids(pytestconfig), fidelity=not pytestconfig.getoption("--no-fidelity")
+    )
+    out = Path(pytestconfig.getoption("--probe-out"))
+    runs = ReleaseRuns(
+        selection, jobs=pytestconfig.getoption("--probe-jobs"), learned_dir=out / "learned"
+    )
+    _session_runs.append(runs)
+    return runs
 
 
 @pytest.fixture
@@ -105,28 +117,44 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             _session_findings.setdefault(found["version"], {})[found["id"]] = found["entry"]
 
 
-# Reports of every worker reach the controller through this hook; keyed by version.
+# Findings of the session, keyed by version; the release runs behind them.
 _session_findings: dict[str, dict[str, dict[str, Any]]] = {}
+_session_runs: list[ReleaseRuns] = []
+
+
+def fake_profiles() -> dict[str, dict[str, Any]]:
+    """Per version, the profile the fake ran on (checked in or learned) and its gaps."""
+    return {
+        version: run.profile.to_json()
+        for runs in _session_runs
+        for version, run in runs.runs.items()
+        if run.profile is not None
+    }
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if hasattr(session.config, "workerinput"):
-        return  # an xdist worker: the controller writes the verdict
     out = Path(session.config.getoption("--probe-out"))
-    out.mkdir(parents=True, exist_ok=True)
-    verdict = {
-        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "tool": "codex-probe 0.1.0",
-        "versions": {v: dict(sorted(f.items())) for v, f in _session_findings.items() if f},
-    }
-    (out / "verdict.json").write_text(json.dumps(verdict, indent=2) + "\n", encoding="utf-8")
+    write_json(out / "verdict.json", verdict_document(_session_findings, fake_profiles()))
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if hasattr(config, "workerinput") or not any(_session_findings.values()):
+    if not any(_session_findings.values()):
         return
     terminalreporter.section("codex-probe: assumption by version")
     for line in render_table(_session_findings):
         terminalreporter.write_line(line)
+    for version, profile in fake_profiles().items():
+        gaps = profile["gaps"]
+        terminalreporter.write_line(
+            f"fake profile for {version}: {profile['source']} {profile['path']}"
+            + (f"; {len(gaps)} observation(s) it cannot express:" if gaps else "")
+        )
+        for gap in gaps:
+            terminalreporter.write_line(
+                f"  {gap['field']}: {gap['scenario']} {gap['step']}: "
+                f"{gap['observed']} (missing: {gap['missing']})"
+            )
+        if profile["problem"]:
+            terminalreporter.write_line(f"  {profile['problem']}")
     out = Path(config.getoption("--probe-out")) / "verdict.json"
     terminalreporter.write_line(f"verdict: {out}")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
 from harness.codex import Installation
 from probes.assumptions import ASSUMPTIONS
 from probes.scenarios import SCENARIOS
@@ -102,12 +103,52 @@ def test_an_unknown_probe_id_is_a_usage_error_listing_the_known_ones(tmp_path: P
     assert "unknown id(s) no-such-assumption; known:" in done.stderr
 
 
-def test_parallel_workers_still_collect_every_finding_into_one_verdict(
+def test_scenarios_run_one_at_a_time_still_give_every_finding_once(
     tmp_path: Path, default_codex: Installation,
 ) -> None:
     ids = ["start-applies-instructions", "error-steer-wrong-turn"]
-    done = probe(tmp_path, "--codex", default_codex.version, "--jobs", "2", "--no-fidelity",
+    done = probe(tmp_path, "--codex", default_codex.version, "--jobs", "1", "--no-fidelity",
                  *[arg for i in ids for arg in ("--only", i)])
     assert done.returncode == 0, done.stdout[-2000:]
     findings = json.loads((tmp_path / "verdict.json").read_text())["versions"]
     assert sorted(findings[default_codex.version]) == sorted(ids)
+
+
+def test_jobs_below_one_is_a_usage_error_in_one_line(tmp_path: Path) -> None:
+    done = probe(tmp_path, "--jobs", "0")
+    assert done.returncode == 2
+    assert "argument --jobs: 0 is less than 1" in done.stderr
+
+
+def test_fidelity_findings_name_the_checked_in_profile_the_fake_ran_on(
+    default_run: Path, default_codex: Installation,
+) -> None:
+    verdict = json.loads((default_run / "verdict.json").read_text())
+    profile = verdict["fake_profiles"][default_codex.version]
+    assert profile["source"] == "checked-in"
+    assert profile["path"] == str(PROFILES_DIR.resolve() / f"{default_codex.version}.json")
+    assert profile["gaps"] == [] and profile["problem"] is None
+    finding = verdict["versions"][default_codex.version]["fake-fidelity-start"]
+    assert finding["observed"]["profile"] == {"source": "checked-in", "path": profile["path"]}
+
+
+# A published release nobody fitted the fake to: the nightly job's normal case.
+UNFITTED_RELEASE = "0.150.0"
+
+
+def test_a_release_without_a_checked_in_profile_gets_every_finding_on_a_learned_fake(
+    tmp_path: Path,
+) -> None:
+    assert checked_in_path(UNFITTED_RELEASE) is None
+    done = probe(tmp_path, "--codex", UNFITTED_RELEASE)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    verdict = json.loads((tmp_path / "verdict.json").read_text())
+    findings = verdict["versions"][UNFITTED_RELEASE]
+    expected_ids = {a.id for a in ASSUMPTIONS} | {f"fake-fidelity-{s}" for s in SCENARIOS}
+    assert set(findings) == expected_ids
+    assert {f["verdict"] for f in findings.values()} <= {"holds", "changed"}
+    learned = tmp_path / "learned" / f"{UNFITTED_RELEASE}.json"
+    assert verdict["fake_profiles"][UNFITTED_RELEASE]["source"] == "learned"
+    assert verdict["fake_profiles"][UNFITTED_RELEASE]["path"] == str(learned.resolve())
+    assert load_profile(path=learned).version == UNFITTED_RELEASE
+    assert f"fake profile for {UNFITTED_RELEASE}: learned {learned.resolve()}" in done.stdout

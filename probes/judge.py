@@ -1,0 +1,134 @@
+"""From scenario outcomes to findings: an assumption's verdict, and the fake's fidelity.
+
+Nothing here runs anything: it reads outcomes. A scenario that broke makes every finding
+that reads it `broken`, with the failure as evidence; a check that cannot find what it
+reads is `broken` too. So every finding asked for ends holds, changed or broken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from probes.assumptions import Assumption
+from probes.checks import CHECKS
+from probes.findings import (
+    BROKEN_PREFIX,
+    CHANGED_PREFIX,
+    FIDELITY_ID_PREFIX,
+    FIDELITY_PREFIX,
+    Finding,
+    Verdict,
+    judge,
+)
+from probes.observation import normalize
+from probes.scenario import Observation, ScenarioBroken
+
+
+@dataclass
+class ScenarioOutcome:
+    """What running one scenario on one backend gave: an observation, or how it broke."""
+
+    observation: Observation | None
+    broken: ScenarioBroken | None = None
+    reason: str = "the scenario did not run"  # when it did not run at all
+
+    def failure(self) -> str:
+        return str(self.broken) if self.broken is not None else self.reason
+
+
+def reproduce(version: str, finding_id: str) -> str:
+    return f"codex-probe probe --codex {version} --only {finding_id}"
+
+
+def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> dict[str, Any] | None:
+    """The fake-vs-real diff of a scenario's normalized observations (None: not comparable)."""
+    if real.observation is None or fake.observation is None:
+        return None
+    diff = DeepDiff(normalize(real.observation), normalize(fake.observation), verbose_level=2)
+    return {"fake_matches_real": not diff, "diff": json.loads(diff.to_json()) if diff else {}}
+
+
+def judge_assumption(
+    assumption: Assumption,
+    version: str,
+    outcome: ScenarioOutcome,
+    fidelity: dict[str, Any] | None = None,
+) -> Finding:
+    finding = Finding(
+        assumption.id,
+        version,
+        Verdict.BROKEN,
+        {},
+        assumption.expected,
+        reproduce=reproduce(version, assumption.id),
+        fidelity=fidelity,
+    )
+    if outcome.observation is None:
+        broken = outcome.broken
+        finding.evidence = [outcome.failure()] + ([broken.stderr_tail] if broken else [])
+        finding.summary = f"{BROKEN_PREFIX} {outcome.failure()}"
+        return finding
+    check = CHECKS.get(assumption.id)
+    if check is None:
+        finding.evidence = [f"no check is registered for {assumption.id}"]
+        finding.summary = f"{BROKEN_PREFIX} no check is registered for {assumption.id}"
+        return finding
+    try:
+        observed, evidence = check(outcome.observation)
+    except (LookupError, KeyError, TypeError) as error:
+        finding.evidence = [f"the observation lacks what the probe reads: {error!r}"]
+        finding.summary = f"{BROKEN_PREFIX} {assumption.id}: {error!r}"
+        return finding
+    finding.verdict, differences = judge(observed, assumption.expected)
+    finding.observed, finding.evidence = observed, evidence
+    if differences:
+        finding.summary = f"{CHANGED_PREFIX} {assumption.id} on {version}: " + "; ".join(
+            differences
+        )
+    return finding
+
+
+def judge_fidelity(
+    scenario: str,
+    version: str,
+    real: ScenarioOutcome,
+    fake: ScenarioOutcome | None,
+    profile: dict[str, Any],
+    fake_problem: str | None = None,
+) -> Finding:
+    """Whether the fake, on `profile` ({source, path, ...}), observed what the real one did."""
+    finding_id = f"{FIDELITY_ID_PREFIX}{scenario}"
+    finding = Finding(
+        finding_id,
+        version,
+        Verdict.BROKEN,
+        {"profile": profile},
+        {"fake_matches_real": True},
+        reproduce=reproduce(version, finding_id),
+    )
+    fidelity = None if fake is None else fidelity_of(real, fake)
+    if fidelity is None:
+        problems = [fake_problem] if fake_problem else []
+        problems += [
+            f"{kind}: {outcome.failure()}"
+            for kind, outcome in (("real", real), ("fake", fake))
+            if outcome is not None and outcome.observation is None
+        ]
+        finding.evidence = problems or ["the fake did not run"]
+        finding.summary = f"{BROKEN_PREFIX} {'; '.join(finding.evidence)}"
+        return finding
+    finding.observed = {"fake_matches_real": fidelity["fake_matches_real"], "profile": profile}
+    finding.verdict = Verdict.HOLDS if fidelity["fake_matches_real"] else Verdict.CHANGED
+    finding.fidelity = {**fidelity, "profile": profile}
+    finding.evidence = [f"fake profile: {profile['source']} {profile['path']}"]
+    if fidelity["diff"]:
+        finding.evidence.append(json.dumps(fidelity["diff"])[:4000])
+        finding.summary = (
+            f"{FIDELITY_PREFIX} scenario {scenario} on {version} "
+            f"({profile['source']} profile): {finding.evidence[1][:600]}"
+        )
+    return finding

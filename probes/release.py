@@ -1,0 +1,215 @@
+"""Probe one codex-cli release: any published one, fitted by hand or not.
+
+1. The scenarios run on the real codex-cli, several at a time (`jobs`).
+2. The fake gets a profile: the release's checked-in one, else one learned here and now
+   from step 1's observations (every scenario runs on the real one for that).
+3. The scenarios run on the fake with that profile.
+4. Every finding asked for is judged: the assumptions from the real observations alone
+   (they never depend on the fake), the fidelity findings from both.
+
+A release whose install fails, whose scenarios break, or whose profile cannot be had still
+gives every finding asked for: `broken`, with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from fake_appserver.profile import checked_in_path
+from harness.codex import InstallError, NpmError, UnknownVersionError
+from probes.assumptions import ASSUMPTIONS, Assumption
+from probes.backends import Backend, BackendError, make_backend
+from probes.findings import FIDELITY_ID_PREFIX, Finding
+from probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
+from probes.learn.profile import LearnedProfile, learn_profile
+from probes.learn.reading import Gap
+from probes.scenario import ScenarioBroken, run_scenario
+from probes.scenarios import SCENARIO_HOMES, SCENARIOS
+
+DEFAULT_JOBS = max(2, os.cpu_count() or 2)
+ProfileSource = Literal["checked-in", "learned"]
+
+
+def fidelity_id(scenario: str) -> str:
+    return f"{FIDELITY_ID_PREFIX}{scenario}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which findings a run is asked for."""
+
+    assumptions: tuple[Assumption, ...]
+    fidelity: tuple[str, ...]  # scenarios whose fake-vs-real finding is asked for
+    compare_with_fake: bool
+
+    @classmethod
+    def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
+        chosen = None if not only else set(only)
+        return cls(
+            assumptions=tuple(a for a in ASSUMPTIONS if chosen is None or a.id in chosen),
+            fidelity=tuple(
+                s for s in SCENARIOS if fidelity and (chosen is None or fidelity_id(s) in chosen)
+            ),
+            compare_with_fake=fidelity,
+        )
+
+    @property
+    def finding_ids(self) -> list[str]:
+        return [a.id for a in self.assumptions] + [fidelity_id(s) for s in self.fidelity]
+
+    @property
+    def scenarios(self) -> list[str]:
+        """Every scenario a finding asked for reads, in the registry's order."""
+        wanted = {a.scenario for a in self.assumptions} | set(self.fidelity)
+        return [s for s in SCENARIOS if s in wanted]
+
+
+@dataclass
+class FakeProfileChoice:
+    """The profile the fake ran on for a release, or why it could not run."""
+
+    source: ProfileSource
+    path: Path | None
+    gaps: list[Gap] = field(default_factory=list)
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "path": None if self.path is None else str(self.path),
+            "gaps": [gap.to_json() for gap in self.gaps],
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class ReleaseRun:
+    version: str
+    real: dict[str, ScenarioOutcome]
+    fake: dict[str, ScenarioOutcome]
+    profile: FakeProfileChoice | None
+    findings: dict[str, Finding]
+    learned: LearnedProfile | None = None
+
+
+async def run_scenarios(
+    backend: Backend, names: Iterable[str], limit: asyncio.Semaphore
+) -> dict[str, ScenarioOutcome]:
+    """Each scenario in its own home and wiretap, at most `limit` at a time."""
+
+    async def one(name: str) -> tuple[str, ScenarioOutcome]:
+        async with limit:
+            try:
+                observation = await run_scenario(
+                    name, SCENARIOS[name], backend, home_options=SCENARIO_HOMES.get(name)
+                )
+            except ScenarioBroken as broken:
+                return name, ScenarioOutcome(None, broken)
+            return name, ScenarioOutcome(observation)
+
+    return dict(await asyncio.gather(*(one(name) for name in names)))
+
+
+def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
+    return {name: ScenarioOutcome(None, None, reason) for name in names}
+
+
+async def probe_release(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int = DEFAULT_JOBS,
+    learned_dir: Path,
+    always_learn: bool = False,
+) -> ReleaseRun:
+    """Every finding of `selection` on codex-cli `version`; see the module docstring."""
+    limit = asyncio.Semaphore(max(1, jobs))
+    try:
+        real_backend = make_backend("real", version)
+    except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
+        reason = f"codex-cli {version} could not be installed: {error}"
+        real = _not_run(selection.scenarios, reason)
+        return _judged(version, selection, real, {}, None)
+
+    checked_in = None if always_learn else checked_in_path(version)
+    learning = selection.compare_with_fake and checked_in is None
+    real_names = list(SCENARIOS) if learning else selection.scenarios
+    fake_names = selection.scenarios if selection.compare_with_fake else []
+
+    if not selection.compare_with_fake:
+        real = await run_scenarios(real_backend, real_names, limit)
+        return _judged(version, selection, real, {}, None)
+    if checked_in is not None:
+        profile = FakeProfileChoice("checked-in", checked_in)
+        fake_backend, profile.problem = _fake_backend(version, checked_in)
+        real, fake = await asyncio.gather(
+            run_scenarios(real_backend, real_names, limit),
+            _run_fake(fake_backend, fake_names, limit, profile.problem),
+        )
+        return _judged(version, selection, real, fake, profile)
+
+    real = await run_scenarios(real_backend, real_names, limit)
+    observations = {n: o.observation for n, o in real.items() if o.observation is not None}
+    learned = learn_profile(version, observations)
+    broke = [n for n, o in real.items() if o.observation is None]
+    path = learned.write(learned_dir)
+    profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
+    fake_backend, profile.problem = _fake_backend(version, path)
+    if broke:
+        profile.problem = (
+            f"the profile was learned without scenario(s) {', '.join(broke)}, which broke on "
+            "the real codex-cli"
+        )
+    fake = await _run_fake(fake_backend, fake_names, limit, profile.problem)
+    run = _judged(version, selection, real, fake, profile)
+    run.learned = learned
+    return run
+
+
+def _fake_backend(version: str, profile: Path) -> tuple[Backend | None, str | None]:
+    try:
+        return make_backend("fake", version, profile=profile), None
+    except (BackendError, InstallError, NpmError, UnknownVersionError) as error:
+        return None, f"the fake could not start on {profile}: {error}"
+
+
+async def _run_fake(
+    backend: Backend | None, names: list[str], limit: asyncio.Semaphore, problem: str | None
+) -> dict[str, ScenarioOutcome]:
+    if backend is None:
+        return _not_run(names, problem or "the fake has no profile")
+    return await run_scenarios(backend, names, limit)
+
+
+def _judged(
+    version: str,
+    selection: Selection,
+    real: dict[str, ScenarioOutcome],
+    fake: dict[str, ScenarioOutcome],
+    profile: FakeProfileChoice | None,
+) -> ReleaseRun:
+    findings: dict[str, Finding] = {}
+    profile_json = profile.to_json() if profile is not None else {}
+    for assumption in selection.assumptions:
+        outcome = real[assumption.scenario]
+        fidelity = None
+        if profile is not None and assumption.scenario in fake:
+            fidelity = fidelity_of(outcome, fake[assumption.scenario])
+            if fidelity is not None:
+                fidelity["profile"] = {"source": profile.source, "path": profile_json["path"]}
+        findings[assumption.id] = judge_assumption(assumption, version, outcome, fidelity)
+    for scenario in selection.fidelity:
+        findings[fidelity_id(scenario)] = judge_fidelity(
+            scenario,
+            version,
+            real[scenario],
+            fake.get(scenario),
+            {"source": profile_json.get("source"), "path": profile_json.get("path")},
+            None if profile is None else profile.problem,
+        )
+    return ReleaseRun(version, real, fake, profile, findings)

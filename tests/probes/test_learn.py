@@ -1,0 +1,158 @@
+"""Learning a fake profile from observations: faithful where it can be, loud where it cannot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from fake_appserver.profile import PROFILES_DIR, available_versions, load_profile
+from harness.codex import Installation, ensure_schema, install
+from probes.backends import make_backend
+from probes.judge import ScenarioOutcome
+from probes.learn.errors import _template
+from probes.learn.profile import learn_profile
+from probes.learn.reading import Inexpressible, Observed
+from probes.learn.texts import STAND_IN, stand_in
+from probes.release import run_scenarios
+from probes.scenario import Observation
+from probes.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
+
+
+def observe(kind: str, version: str) -> dict[str, Observation]:
+    """Every probe scenario on a backend, as a learner gets them."""
+    backend = make_backend(kind, version)
+
+    async def run() -> dict[str, ScenarioOutcome]:
+        return await run_scenarios(backend, SCENARIOS, asyncio.Semaphore(4))
+
+    outcomes = asyncio.run(run())
+    broken = {name: o.failure() for name, o in outcomes.items() if o.observation is None}
+    assert not broken, broken
+    return {name: o.observation for name, o in outcomes.items() if o.observation is not None}
+
+
+@pytest.fixture(scope="module")
+def installed() -> list[Installation]:
+    found = [install(version) for version in available_versions()]
+    for installation in found:
+        ensure_schema(installation)
+    return found
+
+
+@pytest.fixture(scope="module")
+def fake_observations(installed: list[Installation]) -> dict[str, dict[str, Observation]]:
+    return {i.version: observe("fake", i.version) for i in installed}
+
+
+def without_evidence(document: Any) -> Any:
+    """A profile document as data, less what may differ between two measurements."""
+    data = msgspec.to_builtins(document)
+    data.pop("measured")
+    for entry in data["behaviour"].values():
+        entry.pop("evidence")
+    return data
+
+
+@pytest.mark.parametrize("version", available_versions())
+def test_learning_from_the_fake_gives_back_the_profile_it_ran_on(
+    version: str, fake_observations: dict[str, dict[str, Observation]]
+) -> None:
+    learned = learn_profile(version, fake_observations[version])
+    assert learned.gaps == []
+    assert without_evidence(learned.document) == without_evidence(load_profile(version).document)
+    for name, entry in msgspec.to_builtins(learned.document.behaviour).items():
+        assert entry["measured"] is True, name
+        scenario = entry["evidence"].split(" ", 1)[0]
+        assert scenario in SCENARIOS, (name, entry["evidence"])
+
+
+def test_an_observation_the_profile_cannot_express_is_a_gap_naming_it_and_the_field(
+    fake_observations: dict[str, dict[str, Observation]],
+) -> None:
+    observations = dict(fake_observations["0.171.0"])
+    start = observations["start"]
+    first = start.request_bodies("turn-1")[0]
+    # codex moves the base instructions into a system message: no profile value says so.
+    first["input"][0]["role"] = "system"
+    learned = learn_profile("0.171.0", observations)
+    [gap] = [g for g in learned.gaps if g.field == "behaviour.base_placement"]
+    assert (gap.scenario, gap.step) == ("start", "turn-1")
+    assert "role=system" in gap.observed
+    assert "base_placement" in gap.missing
+    entry = learned.document.behaviour.base_placement
+    assert entry.measured is False
+    assert entry.evidence.startswith("not learned: behaviour.base_placement: start turn-1")
+    assert "kept the value of profile 0.171.0" in entry.evidence
+
+
+def test_a_scenario_that_gave_no_observation_leaves_its_fields_unlearned_and_named(
+    fake_observations: dict[str, dict[str, Observation]],
+) -> None:
+    observations = dict(fake_observations["0.120.0"])
+    del observations["compaction"]
+    learned = learn_profile("0.120.0", observations)
+    fields = {gap.field for gap in learned.gaps}
+    assert {"behaviour.compaction", "texts.compaction_prompt", "texts.summary_prefix"} <= fields
+    assert learned.document.behaviour.compaction.measured is False
+    assert learned.document.behaviour.base_placement.measured is True
+
+
+def test_a_stand_in_keeps_the_opening_sentence_and_the_closing_tag() -> None:
+    assert stand_in("You are codex. You do things.\nMore.") == f"You are codex. {STAND_IN}"
+    block = "<skills_instructions>\n## Skills\nlong list\n</skills_instructions>"
+    assert stand_in(block) == f"<skills_instructions>\n{STAND_IN}\n</skills_instructions>"
+    assert stand_in(stand_in(block)) == stand_in(block)
+
+
+def test_an_error_template_keeps_the_real_braces_literal(
+    fake_observations: dict[str, dict[str, Observation]],
+) -> None:
+    observations = dict(fake_observations["0.171.0"])
+    step = observations["errors"].step("resume-unknown")
+    assert step.error is not None
+    step.error = {**step.error, "message": "no {rollout} for 10192eed-8b3c-40de-bf2b-7a58e72ab0d1"}
+    answer = _template(
+        Observed(observations),
+        "errors",
+        "resume-unknown",
+        "no_rollout",
+        {"10192eed-8b3c-40de-bf2b-7a58e72ab0d1": "{thread_id}"},
+    )
+    assert answer.answer(thread_id="T") == (step.error["code"], "no {rollout} for T")
+    with pytest.raises(Inexpressible, match="does not name 'nowhere'"):
+        _template(
+            Observed(observations),
+            "errors",
+            "resume-unknown",
+            "no_rollout",
+            {"nowhere": "{thread_id}"},
+        )
+
+
+@pytest.mark.parametrize("version", available_versions())
+def test_learning_the_real_release_reproduces_the_checked_in_profile(
+    version: str, tmp_path: Path, installed: list[Installation]
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "probes.cli", "learn", version, "--out", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert set(report["fidelity"].values()) == {"holds"}
+    learned, checked_in = load_profile(path=tmp_path / f"{version}.json"), load_profile(version)
+    assert without_evidence(learned.document) == without_evidence(checked_in.document)
+    assert learned.wire.templates == checked_in.wire.templates
+    assert (PROFILES_DIR / f"wire-{version}.json").is_file()
