@@ -21,6 +21,8 @@ COMMAND_MODULES = (
     "probes.commands.smoke",
     "probes.commands.probe",
     "probes.commands.learn",
+    "probes.commands.bisect",
+    "probes.commands.history",
     "probes.commands.compile",
     "probes.commands.drive",
     "probes.commands.report",

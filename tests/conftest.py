@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.codex import DEFAULT_CODEX_VERSION, Installation, ensure_schema, install
@@ -11,3 +13,11 @@ def default_codex() -> Installation:
     installation = install(DEFAULT_CODEX_VERSION)
     ensure_schema(installation)
     return installation
+
+
+@pytest.fixture
+def install_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty codex-probe cache of the test's own ($CODEX_PROBE_CACHE points at it)."""
+    root = tmp_path / "cache"
+    monkeypatch.setenv("CODEX_PROBE_CACHE", str(root))
+    return root

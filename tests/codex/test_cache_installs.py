@@ -14,41 +14,11 @@ import pytest
 
 from harness.codex import Installation, install, installed
 from harness.codex.cache import MARKER, lock_path
-from harness.codex.install import BINARY_RELATIVE, LAST_USED
+from harness.codex.install import LAST_USED
 from harness.codex.installs import CachedInstall, list_installs, prune_installs
+from tests.fake_installs import CODEX_SHIM, DAY, NOW, fake_install
 
 REPO = Path(__file__).resolve().parents[2]
-DAY = 86400.0
-NOW = time.time()
-CODEX_SHIM = "#!/bin/sh\n"
-
-
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "cache"
-    monkeypatch.setenv("CODEX_PROBE_CACHE", str(root))
-    return root
-
-
-def fake_install(
-    cache: Path,
-    version: str,
-    *,
-    installed_at: float = NOW - 30 * DAY,
-    last_used: float | None = None,
-    data_bytes: int = 1000,
-) -> Path:
-    """A completed install as `install_once` leaves it, plus a data file of known size."""
-    folder = cache / "codex" / version
-    (folder / BINARY_RELATIVE).parent.mkdir(parents=True)
-    (folder / BINARY_RELATIVE).write_text(CODEX_SHIM)
-    (folder / "data.bin").write_bytes(b"x" * data_bytes)
-    (folder / MARKER).write_text(json.dumps({"name": version}) + "\n")
-    os.utime(folder / MARKER, (installed_at, installed_at))
-    if last_used is not None:
-        (folder / LAST_USED).touch()
-        os.utime(folder / LAST_USED, (last_used, last_used))
-    return folder
 
 
 def install_size(data_bytes: int, version: str) -> int:
@@ -61,18 +31,21 @@ def versions(installs: list[CachedInstall]) -> list[str]:
 
 
 @pytest.fixture
-def held_lock(cache: Path) -> Iterator[Path]:
+def held_lock(install_cache: Path) -> Iterator[Path]:
     """The install lock of 0.3.0, held by another process until the test ends."""
-    lock = lock_path(cache / "codex", "0.3.0")
+    lock = lock_path(install_cache / "codex", "0.3.0")
     lock.parent.mkdir(parents=True, exist_ok=True)
     holder = subprocess.Popen(
         [
-            sys.executable, "-c",
+            sys.executable,
+            "-c",
             "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX);"
             "print('locked', flush=True); sys.stdin.read()",
             str(lock),
         ],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdin is not None
     assert holder.stdout.readline() == "locked\n"
@@ -82,37 +55,41 @@ def held_lock(cache: Path) -> Iterator[Path]:
     holder.stdout.close()
 
 
-def codex_probe(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def codex_probe(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True, text=True, timeout=60, check=False, cwd=REPO,
-        env={**os.environ, "CODEX_PROBE_CACHE": str(cache), "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=REPO,
+        env={**os.environ, "CODEX_PROBE_CACHE": str(root), "PYTHONPATH": str(REPO)},
     )
 
 
-def test_list_orders_installs_by_last_use_most_recent_first(cache: Path) -> None:
-    fake_install(cache, "0.1.0", last_used=NOW - 1 * DAY)
-    fake_install(cache, "0.2.0", last_used=NOW - 3 * DAY)
-    fake_install(cache, "0.3.0", last_used=NOW - 2 * DAY)
+def test_list_orders_installs_by_last_use_most_recent_first(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY)
+    fake_install(install_cache, "0.2.0", last_used=NOW - 3 * DAY)
+    fake_install(install_cache, "0.3.0", last_used=NOW - 2 * DAY)
     installs = list_installs()
     assert versions(installs) == ["0.1.0", "0.3.0", "0.2.0"]
     assert installs[0].last_used == pytest.approx(NOW - 1 * DAY)
 
 
 def test_an_install_without_a_stamp_counts_as_last_used_when_it_was_installed(
-    cache: Path,
+    install_cache: Path,
 ) -> None:
-    fake_install(cache, "0.1.0", last_used=NOW - 5 * DAY)
-    fake_install(cache, "0.2.0", installed_at=NOW - 2 * DAY)
+    fake_install(install_cache, "0.1.0", last_used=NOW - 5 * DAY)
+    fake_install(install_cache, "0.2.0", installed_at=NOW - 2 * DAY)
     [unstamped, stamped] = list_installs()
     assert (unstamped.version, stamped.version) == ("0.2.0", "0.1.0")
     assert unstamped.last_used == pytest.approx(NOW - 2 * DAY)
 
 
 def test_list_gives_each_install_its_folder_and_the_size_of_every_file_in_it(
-    cache: Path,
+    install_cache: Path,
 ) -> None:
-    folder = fake_install(cache, "0.1.0", data_bytes=123_456)
+    folder = fake_install(install_cache, "0.1.0", data_bytes=123_456)
     (folder / "schema").mkdir()
     (folder / "schema" / "union.json").write_bytes(b"{}" * 50)
     [listed] = list_installs()
@@ -120,8 +97,8 @@ def test_list_gives_each_install_its_folder_and_the_size_of_every_file_in_it(
     assert listed.size_bytes == install_size(123_456, "0.1.0") + 100
 
 
-def test_list_does_not_count_what_a_symlink_points_to(cache: Path, tmp_path: Path) -> None:
-    folder = fake_install(cache, "0.1.0", data_bytes=10)
+def test_list_does_not_count_what_a_symlink_points_to(install_cache: Path, tmp_path: Path) -> None:
+    folder = fake_install(install_cache, "0.1.0", data_bytes=10)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "big.bin").write_bytes(b"x" * 100_000)
@@ -130,88 +107,91 @@ def test_list_does_not_count_what_a_symlink_points_to(cache: Path, tmp_path: Pat
     assert listed.size_bytes < 1000
 
 
-def test_list_skips_unfinished_installs_and_hidden_leftovers(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
-    unfinished = fake_install(cache, "0.2.0")
+def test_list_skips_unfinished_installs_and_hidden_leftovers(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0")
+    unfinished = fake_install(install_cache, "0.2.0")
     (unfinished / MARKER).unlink()
-    fake_install(cache, ".0.3.0.partial-abc")
+    fake_install(install_cache, ".0.3.0.partial-abc")
     assert versions(list_installs()) == ["0.1.0"]
 
 
-def test_a_cache_that_does_not_exist_yet_lists_no_installs(cache: Path) -> None:
+def test_a_cache_that_does_not_exist_yet_lists_no_installs(install_cache: Path) -> None:
     assert list_installs() == []
     assert prune_installs(0) == []
 
 
-def test_prune_removes_the_least_recently_used_installs_beyond_keep(cache: Path) -> None:
+def test_prune_removes_the_least_recently_used_installs_beyond_keep(install_cache: Path) -> None:
     for age, version in enumerate(["0.4.0", "0.3.0", "0.2.0", "0.1.0"], start=1):
-        fake_install(cache, version, last_used=NOW - age * DAY, data_bytes=age * 100)
+        fake_install(install_cache, version, last_used=NOW - age * DAY, data_bytes=age * 100)
     before = {install.version: install for install in list_installs()}
     removed = prune_installs(2)
     assert removed == [before["0.1.0"], before["0.2.0"]]
     assert versions(list_installs()) == ["0.4.0", "0.3.0"]
-    folders = sorted(p.name for p in (cache / "codex").iterdir() if p.is_dir())
+    folders = sorted(p.name for p in (install_cache / "codex").iterdir() if p.is_dir())
     assert folders == ["0.3.0", "0.4.0"]
 
 
-def test_prune_keeping_as_many_as_there_are_removes_nothing(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
-    fake_install(cache, "0.2.0")
+def test_prune_keeping_as_many_as_there_are_removes_nothing(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0")
+    fake_install(install_cache, "0.2.0")
     assert prune_installs(2) == []
     assert prune_installs(5) == []
     assert len(list_installs()) == 2
 
 
-def test_prune_to_zero_removes_every_install(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
-    fake_install(cache, "0.2.0")
+def test_prune_to_zero_removes_every_install(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0")
+    fake_install(install_cache, "0.2.0")
     assert sorted(versions(prune_installs(0))) == ["0.1.0", "0.2.0"]
-    assert [p for p in cache.joinpath("codex").iterdir() if p.is_dir()] == []
+    assert [p for p in install_cache.joinpath("codex").iterdir() if p.is_dir()] == []
 
 
 def test_prune_never_removes_a_protected_version_and_removes_the_next_one_instead(
-    cache: Path,
+    install_cache: Path,
 ) -> None:
-    fake_install(cache, "0.1.0", last_used=NOW - 3 * DAY)
-    fake_install(cache, "0.2.0", last_used=NOW - 2 * DAY)
-    fake_install(cache, "0.3.0", last_used=NOW - 1 * DAY)
+    fake_install(install_cache, "0.1.0", last_used=NOW - 3 * DAY)
+    fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY)
+    fake_install(install_cache, "0.3.0", last_used=NOW - 1 * DAY)
     removed = prune_installs(1, protect={"0.1.0"})
     assert versions(removed) == ["0.2.0", "0.3.0"]
     assert versions(list_installs()) == ["0.1.0"]
 
 
-def test_prune_leaves_more_than_keep_when_only_protected_versions_remain(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
-    fake_install(cache, "0.2.0")
+def test_prune_leaves_more_than_keep_when_only_protected_versions_remain(
+    install_cache: Path,
+) -> None:
+    fake_install(install_cache, "0.1.0")
+    fake_install(install_cache, "0.2.0")
     assert prune_installs(0, protect=["0.1.0", "0.2.0"]) == []
     assert len(list_installs()) == 2
 
 
 def test_prune_skips_a_version_whose_lock_another_process_holds(
-    cache: Path, held_lock: Path,
+    install_cache: Path,
+    held_lock: Path,
 ) -> None:
-    fake_install(cache, "0.1.0", last_used=NOW - 1 * DAY)
-    fake_install(cache, "0.2.0", last_used=NOW - 2 * DAY)
-    fake_install(cache, "0.3.0", last_used=NOW - 3 * DAY)
+    fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY)
+    fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY)
+    fake_install(install_cache, "0.3.0", last_used=NOW - 3 * DAY)
     removed = prune_installs(2)
     assert versions(removed) == ["0.2.0"]
     assert versions(list_installs()) == ["0.1.0", "0.3.0"]
     assert held_lock.exists()
 
 
-def test_prune_leaves_only_the_empty_lock_file_of_a_removed_version(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
-    lock_path(cache / "codex", "0.1.0").touch()
+def test_prune_leaves_only_the_empty_lock_file_of_a_removed_version(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0")
+    lock_path(install_cache / "codex", "0.1.0").touch()
     prune_installs(0)
     # The lock file stays: deleting it could let two processes install 0.1.0 at once.
-    assert [p.name for p in cache.joinpath("codex").iterdir()] == [".0.1.0.lock"]
+    assert [p.name for p in install_cache.joinpath("codex").iterdir()] == [".0.1.0.lock"]
 
 
 def test_prune_removes_stale_partial_and_trash_leftovers_whose_lock_is_free(
-    cache: Path,
+    install_cache: Path,
 ) -> None:
-    kept = fake_install(cache, "0.1.0")
-    versions_dir = cache / "codex"
+    kept = fake_install(install_cache, "0.1.0")
+    versions_dir = install_cache / "codex"
     for leftover in (".0.1.0.partial-k1ll3d", ".0.2.0.trash-0badf00d", ".0.9.0.partial-x"):
         (versions_dir / leftover / "node_modules").mkdir(parents=True)
         (versions_dir / leftover / "node_modules" / "big.bin").write_bytes(b"x" * 1000)
@@ -222,78 +202,88 @@ def test_prune_removes_stale_partial_and_trash_leftovers_whose_lock_is_free(
 
 
 def test_prune_keeps_the_partial_folder_of_an_install_in_progress(
-    cache: Path, held_lock: Path,
+    install_cache: Path,
+    held_lock: Path,
 ) -> None:
-    building = cache / "codex" / ".0.3.0.partial-busy"
+    building = install_cache / "codex" / ".0.3.0.partial-busy"
     (building / "node_modules").mkdir(parents=True)
     prune_installs(0)
     assert building.is_dir()
 
 
-def test_prune_with_a_negative_keep_is_a_value_error(cache: Path) -> None:
-    fake_install(cache, "0.1.0")
+def test_prune_with_a_negative_keep_is_a_value_error(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0")
     with pytest.raises(ValueError, match="keep must be 0 or more"):
         prune_installs(-1)
     assert len(list_installs()) == 1
 
 
-def test_installed_of_a_cached_version_stamps_it_as_just_used(cache: Path) -> None:
-    folder = fake_install(cache, "0.1.0", installed_at=NOW - 9 * DAY)
+def test_installed_of_a_cached_version_stamps_it_as_just_used(install_cache: Path) -> None:
+    folder = fake_install(install_cache, "0.1.0", installed_at=NOW - 9 * DAY)
     assert not (folder / LAST_USED).exists()
-    assert installed("0.1.0", cache) is not None
+    assert installed("0.1.0", install_cache) is not None
     assert (folder / LAST_USED).stat().st_mtime == pytest.approx(time.time(), abs=60)
     [listed] = list_installs()
     assert listed.last_used == pytest.approx(time.time(), abs=60)
 
 
-def test_install_of_a_cached_version_refreshes_an_old_stamp(cache: Path) -> None:
-    folder = fake_install(cache, "0.1.0", last_used=NOW - 9 * DAY)
-    assert install("0.1.0", cache).root == folder
+def test_install_of_a_cached_version_refreshes_an_old_stamp(install_cache: Path) -> None:
+    folder = fake_install(install_cache, "0.1.0", last_used=NOW - 9 * DAY)
+    assert install("0.1.0", install_cache).root == folder
     assert (folder / LAST_USED).stat().st_mtime == pytest.approx(time.time(), abs=60)
 
 
 def test_a_stamp_that_cannot_be_written_does_not_fail_installed(
-    cache: Path, tmp_path: Path,
+    install_cache: Path,
+    tmp_path: Path,
 ) -> None:
-    folder = fake_install(cache, "0.1.0")
+    folder = fake_install(install_cache, "0.1.0")
     (folder / LAST_USED).symlink_to(tmp_path / "no-such-folder" / "stamp")
-    assert installed("0.1.0", cache) == Installation("0.1.0", folder)
+    assert installed("0.1.0", install_cache) == Installation("0.1.0", folder)
 
 
-def test_cache_list_json_lists_installs_sizes_and_utc_last_use(cache: Path) -> None:
-    fake_install(cache, "0.1.0", last_used=1_700_000_000, data_bytes=2000)
-    fake_install(cache, "0.2.0", last_used=1_700_000_600, data_bytes=3000)
-    done = codex_probe(cache, "cache", "list", "--json")
+def test_cache_list_json_lists_installs_sizes_and_utc_last_use(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0", last_used=1_700_000_000, data_bytes=2000)
+    fake_install(install_cache, "0.2.0", last_used=1_700_000_600, data_bytes=3000)
+    done = codex_probe(install_cache, "cache", "list", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report == {
-        "root": str(cache),
+        "root": str(install_cache),
         "installs": [
-            {"version": "0.2.0", "path": str(cache / "codex" / "0.2.0"),
-             "size_bytes": install_size(3000, "0.2.0"), "last_used": "2023-11-14T22:23:20+00:00"},
-            {"version": "0.1.0", "path": str(cache / "codex" / "0.1.0"),
-             "size_bytes": install_size(2000, "0.1.0"), "last_used": "2023-11-14T22:13:20+00:00"},
+            {
+                "version": "0.2.0",
+                "path": str(install_cache / "codex" / "0.2.0"),
+                "size_bytes": install_size(3000, "0.2.0"),
+                "last_used": "2023-11-14T22:23:20+00:00",
+            },
+            {
+                "version": "0.1.0",
+                "path": str(install_cache / "codex" / "0.1.0"),
+                "size_bytes": install_size(2000, "0.1.0"),
+                "last_used": "2023-11-14T22:13:20+00:00",
+            },
         ],
         "total_bytes": install_size(3000, "0.2.0") + install_size(2000, "0.1.0"),
     }
 
 
-def test_cache_list_prints_a_table_with_human_sizes_and_a_total(cache: Path) -> None:
-    fake_install(cache, "0.1.0", data_bytes=1_500_000)
-    done = codex_probe(cache, "cache", "list")
+def test_cache_list_prints_a_table_with_human_sizes_and_a_total(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0", data_bytes=1_500_000)
+    done = codex_probe(install_cache, "cache", "list")
     assert done.returncode == 0, done.stderr
     header, row, total = done.stdout.splitlines()
     assert header.split() == ["VERSION", "SIZE", "LAST", "USED", "PATH"]
     assert row.startswith("0.1.0") and " 1.5 MB " in row
-    assert row.endswith(str(cache / "codex" / "0.1.0"))
-    assert total == f"total: 1 install, 1.5 MB in {cache}"
+    assert row.endswith(str(install_cache / "codex" / "0.1.0"))
+    assert total == f"total: 1 install, 1.5 MB in {install_cache}"
 
 
-def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(cache: Path) -> None:
-    fake_install(cache, "0.1.0", last_used=NOW - 1 * DAY, data_bytes=2_000_000)
-    fake_install(cache, "0.2.0", last_used=NOW - 2 * DAY, data_bytes=2_000_000)
-    fake_install(cache, "0.3.0", last_used=NOW - 3 * DAY, data_bytes=2_000_000)
-    done = codex_probe(cache, "cache", "prune", "--keep", "1")
+def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY, data_bytes=2_000_000)
+    fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY, data_bytes=2_000_000)
+    fake_install(install_cache, "0.3.0", last_used=NOW - 3 * DAY, data_bytes=2_000_000)
+    done = codex_probe(install_cache, "cache", "prune", "--keep", "1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "removed 0.3.0  2.0 MB",
@@ -303,9 +293,9 @@ def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(cache: Path
     assert versions(list_installs()) == ["0.1.0"]
 
 
-def test_cache_prune_json_reports_what_it_removed_and_freed(cache: Path) -> None:
-    fake_install(cache, "0.1.0", data_bytes=500)
-    done = codex_probe(cache, "cache", "prune", "--keep", "0", "--json")
+def test_cache_prune_json_reports_what_it_removed_and_freed(install_cache: Path) -> None:
+    fake_install(install_cache, "0.1.0", data_bytes=500)
+    done = codex_probe(install_cache, "cache", "prune", "--keep", "0", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [entry["version"] for entry in report["removed"]] == ["0.1.0"]
@@ -313,8 +303,8 @@ def test_cache_prune_json_reports_what_it_removed_and_freed(cache: Path) -> None
     assert report["keep"] == 0
 
 
-def test_cache_prune_of_an_empty_cache_frees_nothing_and_succeeds(cache: Path) -> None:
-    done = codex_probe(cache, "cache", "prune")
+def test_cache_prune_of_an_empty_cache_frees_nothing_and_succeeds(install_cache: Path) -> None:
+    done = codex_probe(install_cache, "cache", "prune")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "freed 0 B (0 installs removed)\n"
 
@@ -323,10 +313,12 @@ def test_cache_prune_of_an_empty_cache_frees_nothing_and_succeeds(cache: Path) -
     ("keep", "problem"), [("-1", "-1 is negative"), ("four", "'four' is not a whole number")]
 )
 def test_cache_prune_with_a_bad_keep_exits_two_with_one_line_naming_it(
-    cache: Path, keep: str, problem: str,
+    install_cache: Path,
+    keep: str,
+    problem: str,
 ) -> None:
-    fake_install(cache, "0.1.0")
-    done = codex_probe(cache, "cache", "prune", "--keep", keep)
+    fake_install(install_cache, "0.1.0")
+    done = codex_probe(install_cache, "cache", "prune", "--keep", keep)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--keep" in done.stderr and problem in done.stderr
     assert done.stdout == ""
@@ -335,7 +327,8 @@ def test_cache_prune_with_a_bad_keep_exits_two_with_one_line_naming_it(
 
 @pytest.mark.parametrize("action", ["list", "prune"])
 def test_cache_commands_on_a_cache_root_that_is_a_file_exit_two_with_one_line(
-    tmp_path: Path, action: str,
+    tmp_path: Path,
+    action: str,
 ) -> None:
     not_a_folder = tmp_path / "cache"
     not_a_folder.write_text("")

@@ -1,0 +1,101 @@
+"""Probe every release of a range, one after another, into a history folder.
+
+While a release is probed the next one installs in the background (npm is I/O, the probes
+are CPU), and installs this run made are trimmed to a budget. After each release the
+history file, that release's verdict.json and the grid are written, so an interrupted
+sweep keeps everything it finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from harness.codex import InstallError, NpmError, UnknownVersionError, install
+from harness.codex.install import Installation
+from probes.files import write_json, write_text_atomically
+from probes.findings import Verdict
+from probes.release import Selection, probe_release
+from probes.releases.budget import InstallBudget
+from probes.releases.grid import render_html, render_svg
+from probes.releases.history import HISTORY_FILE, is_current, release_entry, save_history
+from probes.verdict_file import verdict_document, verdict_entry
+
+GRID_SVG, GRID_HTML = "history.svg", "history.html"
+INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)
+
+
+def to_probe(releases: list[str], document: dict[str, Any]) -> list[str]:
+    recorded = document["releases"]
+    return [v for v in releases if not (v in recorded and is_current(recorded[v]))]
+
+
+def write_grid(out: Path, document: dict[str, Any]) -> None:
+    write_text_atomically(out / GRID_SVG, render_svg(document))
+    write_text_atomically(out / GRID_HTML, render_html(document, GRID_SVG))
+
+
+def sweep(
+    releases: list[str],
+    out: Path,
+    document: dict[str, Any],
+    *,
+    jobs: int,
+    keep_installs: int,
+    say: Callable[[str], None],
+) -> None:
+    """Probe each release of `releases` into `document` (saved under `out` as it goes)."""
+    budget = InstallBudget(keep_installs)
+    selection = Selection.of(None, fidelity=True)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefetch") as prefetcher:
+        upcoming: Future[Installation] | None = (
+            prefetcher.submit(install, releases[0]) if releases else None
+        )
+        for position, version in enumerate(releases):
+            following = releases[position + 1] if position + 1 < len(releases) else None
+            started = time.monotonic()
+            installed = _finish(upcoming)
+            upcoming = prefetcher.submit(install, following) if following else None
+            if installed:
+                budget.use(version, protect={following} if following else ())
+            run = asyncio.run(
+                probe_release(
+                    version,
+                    selection,
+                    jobs=jobs,
+                    learned_dir=out / "releases" / version / "learned",
+                )
+            )
+            seconds = time.monotonic() - started
+            document["releases"][version] = release_entry(run, seconds)
+            findings = {version: {i: verdict_entry(f) for i, f in run.findings.items()}}
+            profiles = {version: run.profile.to_json()} if run.profile else {}
+            write_json(
+                out / "releases" / version / "verdict.json", verdict_document(findings, profiles)
+            )
+            save_history(out / HISTORY_FILE, document)
+            write_grid(out, document)
+            counts = {v: 0 for v in Verdict}
+            for finding in run.findings.values():
+                counts[finding.verdict] += 1
+            say(
+                f"[{position + 1}/{len(releases)}] {version}: "
+                + ", ".join(f"{n} {v.value}" for v, n in counts.items() if n)
+                + f" ({run.profile.source if run.profile else 'no'} fake profile) "
+                f"in {seconds:.1f} s"
+            )
+
+
+def _finish(upcoming: Future[Installation] | None) -> bool:
+    """Wait for a background install; False if it failed (the probe run then says why)."""
+    if upcoming is None:
+        return False
+    try:
+        upcoming.result()
+    except INSTALL_ERRORS:
+        return False
+    return True

@@ -1,0 +1,106 @@
+"""bisect and history on real codex-cli releases around the move of the base instructions.
+
+0.162.0 is the first release that sends baseInstructions as a developer message instead
+of the request's `instructions` field (found by `codex-probe bisect` over 0.120.0..0.171.0).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from probes.assumptions import ASSUMPTIONS
+from probes.scenarios import SCENARIOS
+
+pytestmark = pytest.mark.real
+
+BEFORE, MOVED, AFTER = "0.161.0", "0.162.0", "0.162.1"
+
+
+def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def test_bisect_names_the_release_where_the_base_instructions_left_the_instructions_field() -> None:
+    done = codex_probe(
+        "bisect",
+        "base-developer-placement",
+        "--observed",
+        "base_at",
+        "--good",
+        BEFORE,
+        "--bad",
+        AFTER,
+        "--json",
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert (result["first_changed"], result["last_same"]) == (MOVED, BEFORE)
+    values = {step["version"]: step["value"] for step in result["steps"]}
+    assert values[BEFORE] == ["top-level instructions field"]
+    assert values[MOVED] == values[AFTER] == ["input[0] role=developer part 0"]
+    assert result["flips"] == [] and result["unresolved"] is None
+    assert any("instructions=BASE-V1" in line for line in result["evidence"][BEFORE])
+    assert f"  {MOVED}: base_at = " in done.stderr  # each step as it is probed
+
+
+def test_bisect_of_an_unchanged_finding_says_there_is_no_change(tmp_path: Path) -> None:
+    done = codex_probe(
+        "bisect",
+        "error-resume-unknown-thread",
+        "--good",
+        BEFORE,
+        "--bad",
+        AFTER,
+    )
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f'no change between {BEFORE} and {AFTER}: both give "holds"' in done.stdout
+
+
+def test_bisect_of_an_unknown_observed_key_is_a_usage_error_naming_what_it_observes() -> None:
+    done = codex_probe(
+        "bisect",
+        "base-developer-placement",
+        "--observed",
+        "nope",
+        "--good",
+        BEFORE,
+        "--bad",
+        MOVED,
+    )
+    assert done.returncode == 2
+    assert "base-developer-placement observes no 'nope'; it observes: base_in_user_message" in (
+        done.stderr
+    )
+
+
+def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) -> None:
+    done = codex_probe("history", "--from", BEFORE, "--to", AFTER, "--out", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    history = json.loads((tmp_path / "history.json").read_text())
+    assert list(history["releases"]) == [BEFORE, MOVED, AFTER]
+    every_id = {a.id for a in ASSUMPTIONS} | {f"fake-fidelity-{s}" for s in SCENARIOS}
+    for release, entry in history["releases"].items():
+        assert set(entry["findings"]) == every_id, release
+        assert entry["fake_profile"]["source"] == "learned"
+        assert (tmp_path / "releases" / release / "verdict.json").is_file()
+    moved = f"base-developer-placement: observed changed in {MOVED} (last same: {BEFORE})"
+    assert moved in done.stdout
+    page = (tmp_path / "history.html").read_text()
+    assert f"<b>base-developer-placement</b>: observed changed in <b>{MOVED}</b>" in page
+    assert "<svg" in (tmp_path / "history.svg").read_text()
+
+    again = codex_probe("history", "--from", BEFORE, "--to", AFTER, "--out", str(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert "0 to probe, 3 already recorded by this tool" in again.stdout
+    assert moved in again.stdout

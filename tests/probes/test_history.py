@@ -1,0 +1,164 @@
+"""history.json, its shards and merge, and the grid that marks change points."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from probes.releases.grid import change_points, render_html, render_svg, rows
+from probes.releases.history import (
+    HistoryError,
+    Shard,
+    compared,
+    is_current,
+    load_history,
+    merge_histories,
+    probe_set,
+)
+from probes.tool import TOOL
+
+
+def entry(probed_at: str, **verdicts: str) -> dict[str, Any]:
+    return {
+        "tool": TOOL,
+        "probe_set": probe_set(),
+        "probed_at": probed_at,
+        "findings": {
+            finding: {"verdict": verdict, "required": True, "observed": {"at": verdict}}
+            for finding, verdict in verdicts.items()
+        },
+    }
+
+
+def history(**releases: dict[str, Any]) -> dict[str, Any]:
+    return {"tool": TOOL, "releases": {v.replace("_", "."): e for v, e in releases.items()}}
+
+
+def test_a_shard_takes_every_nth_release_so_old_and_new_spread_over_the_jobs() -> None:
+    releases = [f"0.{i}.0" for i in range(10)]
+    shards = [Shard.parse(f"{k}/3").take(releases) for k in (1, 2, 3)]
+    assert shards[0] == ["0.0.0", "0.3.0", "0.6.0", "0.9.0"]
+    together = [release for shard in shards for release in shard]
+    assert sorted(together, key=lambda v: int(v.split(".")[1])) == releases
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "x", "1/2/3", "1-2"])
+def test_a_shard_that_is_not_k_of_n_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="K"):
+        Shard.parse(text)
+
+
+def test_merge_joins_shards_and_keeps_the_later_run_of_a_release_recorded_twice() -> None:
+    first = history(v0_1_0=entry("2026-12-01T10:00:00Z", a="holds"))
+    second = history(
+        v0_1_0=entry("2026-12-01T11:00:00Z", a="changed"),
+        v0_2_0=entry("2026-12-01T11:00:00Z", a="holds"),
+    )
+    merged = merge_histories([(Path("1.json"), first), (Path("2.json"), second)])
+    assert sorted(merged["releases"]) == ["v0.1.0", "v0.2.0"]
+    assert merged["releases"]["v0.1.0"]["findings"]["a"]["verdict"] == "changed"
+
+
+def test_merge_refuses_a_release_without_findings_naming_the_file() -> None:
+    broken = {"releases": {"0.1.0": {"tool": TOOL}}}
+    with pytest.raises(HistoryError, match=r"bad\.json: release 0\.1\.0 has no findings"):
+        merge_histories([(Path("bad.json"), broken)])
+
+
+def test_a_record_by_another_tool_or_probe_set_is_probed_again() -> None:
+    current = entry("t", a="holds")
+    assert is_current(current)
+    assert not is_current({**current, "tool": "codex-probe 0.0.1"})
+    assert not is_current({**current, "probe_set": "sha256:old"})
+
+
+def test_change_points_mark_verdict_changes_and_observed_changes_but_not_ids() -> None:
+    document = history(
+        **{
+            "0_1_0": entry("t", a="holds", b="holds"),
+            "0_2_0": entry("t", a="changed", b="holds"),
+            "0_10_0": entry("t", a="changed", b="holds"),
+        }
+    )
+    document["releases"]["0.2.0"]["findings"]["b"]["observed"] = {"at": "moved"}
+    document["releases"]["0.10.0"]["findings"]["b"]["observed"] = {"at": "moved"}
+    document["releases"]["0.10.0"]["findings"]["a"]["observed"] = {
+        "at": "changed",
+        "profile": {"path": "/elsewhere"},
+    }
+    points = [(p.finding, p.kind, p.before, p.after) for p in change_points(document)]
+    assert points == [("a", "verdict", "0.1.0", "0.2.0"), ("b", "observed", "0.1.0", "0.2.0")]
+
+
+def test_ids_in_observed_messages_are_not_changes() -> None:
+    one = {"message": "thread not found: 01a2314d-c4cb-7e80-b0c3-de5c25900389"}
+    two = {"message": "thread not found: 01a2314e-466b-7bc1-8116-6403a8e4d652"}
+    assert compared(one) == compared(two)
+
+
+def test_the_grid_draws_a_bar_at_a_verdict_change_and_lists_it_on_the_page() -> None:
+    document = history(
+        **{
+            "0_1_0": entry("t", **{"base-developer-placement": "holds"}),
+            "0_2_0": entry("t", **{"base-developer-placement": "changed"}),
+        }
+    )
+    svg = render_svg(document)
+    assert svg.count("<rect") == 1 + 2 + 1  # background, two cells, one change bar
+    assert "verdict changed: holds -&gt; changed" in svg
+    page = render_html(document, "history.svg")
+    assert '<img src="history.svg"' in page
+    assert "<b>base-developer-placement</b>: verdict changed in <b>0.2.0</b>" in page
+    assert rows(document) == ["base-developer-placement"]
+
+
+def test_a_history_file_that_is_not_json_is_one_line_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "history.json"
+    path.write_text("{ nope")
+    with pytest.raises(HistoryError, match=rf"{path}:1: not JSON"):
+        load_history(path)
+
+
+def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "probes.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_history_into_a_file_is_a_usage_error_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "taken"
+    out.write_text("")
+    done = codex_probe("history", "--out", str(out))
+    assert done.returncode == 2
+    assert done.stderr == f"codex-probe history: --out {out} is a file, not a folder\n"
+
+
+def test_a_bad_shard_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    done = codex_probe("history", "--shard", "3/2", "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert "argument --shard: shard 3/2: K must be between 1 and N" in done.stderr
+
+
+def test_history_merge_writes_the_joined_history_and_its_grid(tmp_path: Path) -> None:
+    inputs = []
+    for name, document in (
+        ("1.json", history(**{"0_1_0": entry("t1", a="holds")})),
+        ("2.json", history(**{"0_2_0": entry("t1", a="changed")})),
+    ):
+        inputs.append(tmp_path / name)
+        inputs[-1].write_text(json.dumps(document))
+    done = codex_probe("history", "merge", *map(str, inputs), "--out", str(tmp_path / "all"))
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "all" / "history.json").read_text())
+    assert list(merged["releases"]) == ["0.1.0", "0.2.0"]
+    assert (tmp_path / "all" / "history.html").is_file()
+    assert "a: verdict changed in 0.2.0 (last same: 0.1.0): holds -> changed" in done.stdout
