@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,8 +68,13 @@ class StepRecorder:
         self.steps = [Step("restart")]  # run_scenario starts the first process itself
         self.threads: dict[str, str] = {}
         self.scripted_wait = 0.0  # seconds the scenario waits on purpose, at most
+        self.home = SimpleNamespace(workdir=Path("."))
+        self.rpc = SimpleNamespace(notify=self._no_message)
 
-    async def restart(self) -> None:
+    async def _no_message(self, *args: Any) -> None:
+        pass  # a notification the scenario sends itself (handshake): nothing to replay
+
+    async def restart(self, *, initialize: bool = True) -> None:
         self.steps.append(Step("restart"))
 
     async def start(self, label: str, **fields: Any) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,9 @@ class ReleaseRun:
     profile: FakeProfileChoice | None
     findings: dict[str, Finding]
     learned: LearnedProfile | None = None
+    # Seconds spent per phase: "real", "learn", "fake" (real and fake overlap when the
+    # profile is checked in: then "fake" is absent and "real" covers both).
+    timings: dict[str, float] = field(default_factory=dict)
 
 
 async def run_scenarios(
@@ -141,9 +145,12 @@ async def probe_release(
     real_names = list(SCENARIOS) if learning else selection.scenarios
     fake_names = selection.scenarios if selection.compare_with_fake else []
 
+    clock = _Clock()
     if not selection.compare_with_fake:
         real = await run_scenarios(real_backend, real_names, limit)
-        return _judged(version, selection, real, {}, None)
+        run = _judged(version, selection, real, {}, None)
+        run.timings = clock.lap("real")
+        return run
     if checked_in is not None:
         profile = FakeProfileChoice("checked-in", checked_in)
         fake_backend, profile.problem = _fake_backend(version, checked_in)
@@ -151,13 +158,17 @@ async def probe_release(
             run_scenarios(real_backend, real_names, limit),
             _run_fake(fake_backend, fake_names, limit, profile.problem),
         )
-        return _judged(version, selection, real, fake, profile)
+        run = _judged(version, selection, real, fake, profile)
+        run.timings = clock.lap("real")
+        return run
 
     real = await run_scenarios(real_backend, real_names, limit)
+    clock.lap("real")
     observations = {n: o.observation for n, o in real.items() if o.observation is not None}
     learned = learn_profile(version, observations)
     broke = [n for n, o in real.items() if o.observation is None]
     path = learned.write(learned_dir)
+    clock.lap("learn")
     profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
     fake_backend, profile.problem = _fake_backend(version, path)
     if broke:
@@ -168,7 +179,22 @@ async def probe_release(
     fake = await _run_fake(fake_backend, fake_names, limit, profile.problem)
     run = _judged(version, selection, real, fake, profile)
     run.learned = learned
+    run.timings = clock.lap("fake")
     return run
+
+
+class _Clock:
+    """Seconds per phase of a release run, lap by lap."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, phase: str) -> dict[str, float]:
+        now = time.monotonic()
+        self.laps[phase] = round(now - self._last, 3)
+        self._last = now
+        return self.laps
 
 
 def _fake_backend(version: str, profile: Path) -> tuple[Backend | None, str | None]:

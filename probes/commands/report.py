@@ -13,6 +13,7 @@ from probes.reporting.allure_install import ALLURE_VERSION, AllureInstallError, 
 from probes.reporting.allure_report import ReportError, generate_html, require_results
 from probes.reporting.browser import BrowserError, screenshot
 from probes.reporting.categories import report_environment, write_results_metadata
+from probes.reporting.history_link import find_history, link_results, summary_line
 from probes.reporting.summary import render_summary
 from probes.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
 
@@ -33,6 +34,13 @@ def register(subparsers: Any) -> None:
         "--out", type=Path, default=Path("reports"), metavar="DIR", help="default: reports/"
     )
     parser.add_argument(
+        "--history",
+        type=Path,
+        metavar="HTML",
+        help="the grid of a history run to link from the report (default: OUT/history/ or "
+        "OUT/../history/history.html when there is one)",
+    )
+    parser.add_argument(
         "--screenshot",
         type=Path,
         metavar="PNG",
@@ -43,6 +51,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     out: Path = args.out
+    history = args.history or find_history(out)
+    if history is not None and not history.is_file():
+        print(f"codex-probe report: --history {history}: no such file", file=sys.stderr)
+        return USAGE_ERROR
     verdicts: VerdictReport | None = None
     if (out / "verdict.json").exists():
         try:
@@ -50,7 +62,10 @@ def run(args: argparse.Namespace) -> int:
         except VerdictFileError as error:
             print(f"codex-probe report: {error}", file=sys.stderr)
             return USAGE_ERROR
-        (out / "summary.md").write_text(render_summary(verdicts))
+        summary = render_summary(verdicts)
+        if history is not None:
+            summary += "\n" + summary_line(history, out)
+        (out / "summary.md").write_text(summary)
         print(f"summary: {out / 'summary.md'}")
     results_dir = out / "allure-results"
     try:
@@ -58,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         allure = install_allure()
         versions = verdicts.versions if verdicts else []
         write_results_metadata(results_dir, report_environment(versions, TOOL, allure.version))
+        if history is not None:
+            link_results(results_dir, history, out / "html")
         generated = generate_html(allure, results_dir, out / "html")
     except (ReportError, NpmError, AllureInstallError) as error:
         print(f"codex-probe report: {error}", file=sys.stderr)

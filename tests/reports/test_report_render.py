@@ -5,16 +5,20 @@ Needs npm (Allure is installed into the cache once) and Debian's `chromium`.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from probes.reporting.allure_report import ANALYTICS_HOST
 from probes.reporting.browser import dump_dom
+from probes.reporting.history_link import LINK_NAME
 from tests.reports.conftest import DATA
 
 
@@ -33,6 +37,8 @@ def report_dir(probe_like_results: Path, tmp_path_factory: pytest.TempPathFactor
     out = tmp_path_factory.mktemp("report")
     shutil.copytree(probe_like_results, out / "allure-results")
     shutil.copy(DATA / "verdict.json", out / "verdict.json")
+    (out / "history").mkdir()
+    (out / "history" / "history.html").write_text("<html>the grid</html>")
     done = codex_probe("report", "--out", str(out), "--screenshot", str(out / "report.png"))
     assert done.returncode == 0, done.stderr
     assert re.search(
@@ -54,6 +60,24 @@ def test_report_writes_one_self_contained_page_and_the_summary(report_dir: Path)
     # Single-file mode: no data folder to fetch, so the page also works from disk.
     assert not (report_dir / "html" / "data").exists()
     assert not list(report_dir.glob(".html*"))  # no staging folder left behind
+
+
+def test_the_report_and_the_summary_link_the_history_grid_beside_them(report_dir: Path) -> None:
+    assert (
+        "[release x finding grid](history/history.html)" in (report_dir / "summary.md").read_text()
+    )
+    results = embedded_test_results(report_dir / "html" / "index.html")
+    assert results and all(
+        {"name": LINK_NAME, "url": "../history/history.html"}.items() <= link.items()
+        for result in results
+        for link in [next(k for k in result["links"] if k["name"] == LINK_NAME)]
+    )
+
+
+def embedded_test_results(page: Path) -> list[dict[str, Any]]:
+    """The test results a single-file Allure page carries (base64 data files)."""
+    files = re.findall(r'd\("(data/test-results/[^"]+)","([A-Za-z0-9+/=]+)"\)', page.read_text())
+    return [json.loads(base64.b64decode(blob)) for _, blob in files]
 
 
 def test_the_page_renders_every_finding_grouped_by_spec_section(report_dir: Path) -> None:
@@ -105,12 +129,17 @@ def test_an_unreadable_verdict_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_relative_out_folder_works_from_any_working_directory(
-    probe_like_results: Path, tmp_path: Path,
+    probe_like_results: Path,
+    tmp_path: Path,
 ) -> None:
     shutil.copytree(probe_like_results, tmp_path / "rel" / "allure-results")
     done = subprocess.run(
         [sys.executable, "-m", "probes.cli", "report", "--out", "rel"],
-        capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "rel" / "html" / "index.html").is_file()
