@@ -1,28 +1,31 @@
-"""Wall time per release of a history run, against the target for the whole history.
+"""Wall time per release of `codex-probe history`, against the target for the whole history.
 
 Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--json]
 
-For each of COUNT consecutive published releases: the npm install from a warm npm cache
-(each release is installed once into a scratch cache first, then timed into an empty
-one), and the probe as history runs it: the real scenarios, learning the fake's profile
-(or taking the checked-in one), the fake's scenarios. The target is the whole history
-from 0.120.0 to the latest release in 20 minutes on this machine; the bench projects
-the measured mean over every release of that range and prints the ratio. History
-overlaps the next install with the current probe, so its real wall is at most this.
-Everything happens in a scratch codex-probe cache: the user's cache is not touched.
+It runs the real command, `codex-probe history`, over COUNT consecutive published
+releases, in a scratch cache, after one untimed install of each into another scratch
+cache (so npm's own cache is warm and each timed install is what a nightly runner with a
+warm npm cache pays). Per release it prints what history.json records: the seconds from
+waiting for that release's install to its last finding (the next release installs in the
+background meanwhile) and the phases of the probe (real scenarios, learning the fake's
+profile, the fake's scenarios). It samples the size of the cache the whole time and
+prints its peak. The target is the whole history from 0.120.0 to the latest release in 20
+minutes on this machine: the bench projects the measured wall per release over that range
+and prints the ratio. The user's own cache is not touched.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -32,36 +35,36 @@ sys.path.insert(0, str(ROOT))
 
 from harness.codex import install  # noqa: E402
 from harness.codex.cache import CACHE_ENV  # noqa: E402
+from harness.codex.installs import tree_size  # noqa: E402
 from harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
-from probes.release import DEFAULT_JOBS, Selection, probe_release  # noqa: E402
+from probes.release import DEFAULT_JOBS  # noqa: E402
 from probes.releases.span import published_range  # noqa: E402
 
 TARGET_S = 20 * 60.0
+GB = 1024**3
 
 
-def one_release(version: str, jobs: int, scratch: Path) -> dict[str, Any]:
-    started = time.monotonic()
-    install(version)
-    installed = time.monotonic() - started
-    run = asyncio.run(
-        probe_release(
-            version,
-            Selection.of(None, fidelity=True),
-            jobs=jobs,
-            learned_dir=scratch / "learned" / version,
-        )
-    )
-    probed = time.monotonic() - started - installed
-    verdicts = [finding.verdict.value for finding in run.findings.values()]
-    return {
-        "version": version,
-        "install_s": round(installed, 2),
-        "probe_s": round(probed, 2),
-        "phases_s": run.timings,
-        "profile": run.profile.source if run.profile else None,
-        "total_s": round(installed + probed, 2),
-        "broken": verdicts.count("broken"),
-    }
+class PeakSize:
+    """The largest size `folder` reached, sampled every `every` seconds in a thread."""
+
+    def __init__(self, folder: Path, every: float = 1.0) -> None:
+        self.folder, self.every, self.peak = folder, every, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, tree_size(self.folder))
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> PeakSize:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, tree_size(self.folder))
 
 
 def main() -> None:
@@ -78,32 +81,44 @@ def main() -> None:
         os.environ[CACHE_ENV] = str(scratch / "warm")
         for version in releases:  # fills npm's own cache; these installs are thrown away
             install(version)
-        os.environ[CACHE_ENV] = str(scratch / "timed")
         shutil.rmtree(scratch / "warm")
-        rows = []
-        for version in releases:
-            rows.append(one_release(version, args.jobs, scratch))
-            shutil.rmtree(scratch / "timed" / "codex" / version, ignore_errors=True)
-            if not args.json:
-                row = rows[-1]
-                print(
-                    f"{version:9s} install {row['install_s']:5.1f} s  probe {row['probe_s']:5.1f} s"
-                    f"  ({row['profile']} profile; phases {row['phases_s']})  "
-                    f"total {row['total_s']:5.1f} s",
-                    flush=True,
-                )
+        timed_cache, out = scratch / "timed", scratch / "history"
+        command = [
+            sys.executable, "-m", "probes.cli", "history", "--from", releases[0],
+            "--to", releases[-1], "--out", str(out), "--jobs", str(args.jobs),
+        ]  # fmt: skip
+        env = {**os.environ, CACHE_ENV: str(timed_cache)}
+        timed_cache.mkdir()
+        with PeakSize(timed_cache) as size:
+            started = time.monotonic()
+            done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+            wall = time.monotonic() - started
+        if done.returncode not in (0, 3):
+            sys.exit(f"bench/history.py: history exited {done.returncode}: {done.stderr[-2000:]}")
+        history = json.loads((out / "history.json").read_text())
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    per_release = statistics.mean(row["total_s"] for row in rows)
+    rows = [
+        {
+            "version": version,
+            "seconds": entry["seconds"],
+            "phases_s": entry.get("phases", {}),
+            "profile": (entry.get("fake_profile") or {}).get("source"),
+            "broken": sum(f["verdict"] == "broken" for f in entry["findings"].values()),
+        }
+        for version, entry in history["releases"].items()
+    ]
+    per_release = wall / len(rows)
     projected = per_release * len(whole)
-    report = {
+    report: dict[str, Any] = {
         "machine": f"{platform.machine()} {os.cpu_count()} cpus, Python "
         f"{platform.python_version()}",
         "date": time.strftime("%Y-%m-%d"),
         "releases": rows,
-        "mean_install_s": round(statistics.mean(r["install_s"] for r in rows), 2),
-        "mean_probe_s": round(statistics.mean(r["probe_s"] for r in rows), 2),
+        "wall_s": round(wall, 1),
         "per_release_s": round(per_release, 2),
+        "median_release_s": statistics.median(r["seconds"] for r in rows),
+        "peak_cache_gb": round(size.peak / GB, 2),
         "history_releases": len(whole),
         "projected_history_s": round(projected, 1),
         "target_s": TARGET_S,
@@ -113,13 +128,19 @@ def main() -> None:
     if args.json:
         print(json.dumps(report, indent=2))
         return
+    for row in rows:
+        print(
+            f"{row['version']:9s} {row['seconds']:5.1f} s  ({row['profile']} profile; "
+            f"phases {row['phases_s']})"
+        )
     print(
-        f"mean per release {per_release:.1f} s (install {report['mean_install_s']} s, "
-        f"probe {report['mean_probe_s']} s) on {report['machine']}"
+        f"{len(rows)} releases in {wall:.1f} s: {per_release:.1f} s per release "
+        f"(median {report['median_release_s']} s); peak cache {report['peak_cache_gb']} GB; "
+        f"on {report['machine']}"
     )
     print(
-        f"whole history {SPEC_CODEX_VERSION}..{whole[-1]} ({len(whole)} releases): "
-        f"projected {projected / 60:.1f} min; target {TARGET_S / 60:.0f} min; "
+        f"whole history {SPEC_CODEX_VERSION}..{whole[-1]} ({len(whole)} releases): projected "
+        f"{projected / 60:.1f} min; target {TARGET_S / 60:.0f} min; "
         f"ratio {report['projected_over_target']}"
     )
 

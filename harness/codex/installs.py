@@ -58,7 +58,7 @@ def list_installs(root: Path | None = None) -> list[CachedInstall]:
             last_used = _last_used(folder)
         except OSError:
             continue  # removed since we listed it
-        installs.append(CachedInstall(folder.name, folder, _tree_size(folder), last_used))
+        installs.append(CachedInstall(folder.name, folder, tree_size(folder), last_used))
     installs.sort(key=lambda install: install.last_used, reverse=True)
     return installs
 
@@ -96,7 +96,7 @@ def _last_used(folder: Path) -> float:
         return (folder / MARKER).stat().st_mtime
 
 
-def _tree_size(folder: Path) -> int:
+def tree_size(folder: Path) -> int:
     total = 0
     for parent, _, files in os.walk(folder):  # does not descend into symlinked folders
         for name in files:

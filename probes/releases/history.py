@@ -71,6 +71,7 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
         "probe_set": probe_set(),
         "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "seconds": round(seconds, 1),
+        "phases": run.timings,
         "fake_profile": profile,
         "findings": {
             finding_id: {

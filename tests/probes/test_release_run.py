@@ -1,0 +1,74 @@
+"""One release probed as a whole: every finding asked for ends holds, changed or broken."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.codex import DEFAULT_CODEX_VERSION, Installation, InstallError
+from probes import release as release_module
+from probes.backends import Backend, make_backend
+from probes.findings import Verdict
+from probes.release import Selection, fidelity_id, probe_release
+
+pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
+
+
+def crashing_real(tmp_path: Path) -> Any:
+    """make_backend, but the 'real' codex is the fake crashing on its first thread/start."""
+    script = tmp_path / "crash.jsonl"
+    script.write_text(json.dumps({"method": "thread/start", "action": "crash", "exit_code": 7}))
+
+    def make(kind: str, version: str, **options: Any) -> Backend:
+        if kind == "real":
+            return make_backend("fake", version, script=script)
+        return make_backend(kind, version, **options)
+
+    return make
+
+
+def test_a_release_whose_codex_crashes_everywhere_gives_every_finding_broken_with_the_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
+) -> None:
+    monkeypatch.setattr(release_module, "make_backend", crashing_real(tmp_path))
+    selection = Selection.of(["start-applies-instructions", fidelity_id("start")])
+    run = asyncio.run(
+        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+    )
+    assert set(run.findings) == {"start-applies-instructions", "fake-fidelity-start"}
+    for finding in run.findings.values():
+        assert finding.verdict is Verdict.BROKEN
+        assert "exit code 7" in " ".join(finding.evidence), finding.evidence
+    assert run.profile is not None and run.profile.source == "checked-in"
+
+
+def test_a_selection_of_assumptions_runs_only_their_scenarios_on_the_real_codex(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    selection = Selection.of(["error-steer-wrong-turn"], fidelity=False)
+    run = asyncio.run(
+        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+    )
+    assert list(run.real) == ["errors"] and run.fake == {} and run.profile is None
+    assert run.findings["error-steer-wrong-turn"].verdict is Verdict.HOLDS
+    assert set(run.timings) == {"real"}
+
+
+def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_install(kind: str, version: str, **options: Any) -> Backend:
+        raise InstallError("npm installed nothing")
+
+    monkeypatch.setattr(release_module, "make_backend", no_install)
+    run = asyncio.run(probe_release("0.150.0", Selection.of(None), learned_dir=tmp_path))
+    assert len(run.findings) == len(Selection.of(None).finding_ids)
+    assert {f.verdict for f in run.findings.values()} == {Verdict.BROKEN}
+    assert all(
+        "codex-cli 0.150.0 could not be installed: npm installed nothing" in f.evidence[0]
+        for f in run.findings.values()
+    )
