@@ -61,6 +61,9 @@ class Step:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+HOLD_ENDED_BY_INTERRUPT = 10.0
+
+
 class StepRecorder:
     """Stands in for ScenarioRun: records a scenario's steps, runs nothing."""
 
@@ -87,7 +90,8 @@ class StepRecorder:
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
         # Replayed as a plain turn; the held-back answer is a scripted wait.
-        self.scripted_wait += reply.delay_s
+        # A hold longer than a step would wait is ended by an interrupt, not waited out.
+        self.scripted_wait += reply.delay_s if reply.delay_s < HOLD_ENDED_BY_INTERRUPT else 0.0
         self.steps.append(Step("turn", thread, {"text": text}))
         return f"turn-{label}"
 
@@ -106,7 +110,10 @@ class StepRecorder:
     async def read(self, thread: str, label: str) -> None:
         self.steps.append(Step("read"))
 
-    async def attempt(self, method: str, params: dict[str, Any], label: str) -> None:
+    async def attempt(
+        self, method: str, params: dict[str, Any], label: str, *, deadline: float | None = None
+    ) -> None:
+        self.scripted_wait += deadline or 0.0  # a release that stays silent costs all of it
         self.steps.append(Step("attempt"))
 
     async def unsubscribe(self, thread: str, label: str, *, settle: float = 2.0) -> None:

@@ -32,6 +32,7 @@ from conformance.registry import CHECKS, MARKER, Check
 from conformance.session import DEFAULT_TIMEOUT, CodexSession, Holds, Target
 from conformance.state import ConformanceState, state_key, state_of
 from conformance.wire import WireLog
+from fake_appserver.profile import ProfileError, load_profile
 from harness.codex import DEFAULT_MATRIX
 from harness.jsonrpc import JsonRpcClient
 from probes.backends import BACKEND_KINDS, Backend
@@ -62,6 +63,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="codex_fake_script",
         metavar="FILE",
         help="fault script (JSON Lines) for the fake backend; implies --backend fake",
+    )
+    group.addoption(
+        "--fake-profile",
+        dest="codex_fake_profile",
+        metavar="FILE",
+        help="profile file the fake imitates (e.g. from `codex-probe learn`); default: the "
+        "version's checked-in one. Implies --backend fake and the profile's --codex-version",
     )
     group.addoption(
         "--conformance-timeout",
@@ -106,12 +114,21 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{MARKER}(id): the conformance check (conformance/registry.py) a test is"
     )
     script = config.getoption("codex_fake_script")
+    profile = config.getoption("codex_fake_profile")
     kinds: list[str] = config.getoption("codex_backends") or (
-        ["fake"] if script else ["fake", "real"]
+        ["fake"] if script or profile else ["fake", "real"]
     )
     if script and "real" in kinds:
         raise pytest.UsageError("--fake-script needs the fake backend only (--backend fake)")
-    versions: list[str] = config.getoption("codex_versions") or list(DEFAULT_MATRIX)
+    imitated = profile_version(profile) if profile else None
+    versions: list[str] = config.getoption("codex_versions") or (
+        [imitated] if imitated else list(DEFAULT_MATRIX)
+    )
+    if imitated and set(versions) != {imitated}:
+        raise pytest.UsageError(
+            f"--fake-profile {profile} imitates codex-cli {imitated}; "
+            f"--codex-version asks for {', '.join(versions)}"
+        )
     targets = [Target(kind, version) for version in dict.fromkeys(versions) for kind in kinds]
     choice = config.getoption("conformance_baseline")
     try:
@@ -128,11 +145,20 @@ def pytest_configure(config: pytest.Config) -> None:
         targets=targets,
         baseline=baseline,
         script=Path(script).resolve() if script else None,
+        profile=Path(profile).resolve() if profile else None,
         timeout=config.getoption("conformance_timeout"),
         lifecycle_examples=math.ceil(examples / len(dict.fromkeys(versions))),
         results_path=Path(p) if (p := config.getoption("conformance_results")) else None,
         wire_log=WireLog(),
     )
+
+
+def profile_version(path: str) -> str:
+    """The codex-cli version a --fake-profile file imitates (a broken file: usage error)."""
+    try:
+        return load_profile(path=Path(path)).version
+    except ProfileError as error:
+        raise pytest.UsageError(f"--fake-profile: {error}") from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -229,7 +255,7 @@ def pytest_runtest_makereport(
     if report.when == "call" or (report.when == "setup" and report.failed):
         if report.when == "call":
             entry = state.baseline.lookup(check.id, target.version, target.kind)
-            verdict = judge(entry, report.passed, report.longreprtext)
+            verdict = judge(entry, report.passed, report.longreprtext, target.kind)
             if verdict.outcome == "expected failure":
                 report.outcome = "skipped"
                 report.wasxfail = verdict.message

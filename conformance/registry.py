@@ -84,6 +84,13 @@ _CHECKS = [
         "spec 4.5 #2: a direct delivery refused as not-found may fall back once to a fresh thread",
     ),
     Check(
+        "CONF-TURN-005",
+        "turn/start while a turn is active joins it: no second turn starts, its text reaches "
+        "the model, the active turn completes",
+        "spec 4.6 resolveTurnRequestForDirectDelivery: a turn/start racing a turn's start "
+        "delivers into that turn; its turn/completed stays the boundary",
+    ),
+    Check(
         "CONF-STEER-001",
         "turn/steer on the active turn answers its id and the steered text reaches the model",
         "spec 4.6 EncodeStdinMessage: ack-aware delivery into an active turn",

@@ -22,6 +22,8 @@ class ConformanceState:
     targets: list[Target]
     baseline: Baseline
     script: Path | None
+    # The fake's profile file (--fake-profile); None: each version's checked-in one.
+    profile: Path | None
     timeout: float
     # Stateful sequences per target (the per-backend count shared out over the versions).
     lifecycle_examples: int
@@ -38,8 +40,13 @@ class ConformanceState:
             raise RuntimeError(f"backend {target.label} is unavailable: {self._failures[target]}")
         if target not in self._backends:
             try:
-                script = self.script if target.kind == "fake" else None
-                self._backends[target] = make_backend(target.kind, target.version, script=script)
+                fake = target.kind == "fake"
+                self._backends[target] = make_backend(
+                    target.kind,
+                    target.version,
+                    script=self.script if fake else None,
+                    profile=self.profile if fake else None,
+                )
             except Exception as error:
                 self._failures[target] = f"{type(error).__name__}: {error}"
                 raise
@@ -57,6 +64,8 @@ class ConformanceState:
                 lines.append(f"  codex-cli {version}: unavailable ({error})")
         if self.script is not None:
             lines.append(f"  fake fault script: {self.script}")
+        if self.profile is not None:
+            lines.append(f"  fake profile: {self.profile}")
         where = self.baseline.path or "none"
         lines.append(f"  baseline: {where} ({len(self.baseline.entries)} entries)")
         lines.append(

@@ -91,6 +91,26 @@ class SteerWhileAnswering(StrEnum):
     ABANDONS_ANSWER_AND_RESTARTS = "abandons_answer_and_restarts"
 
 
+class TurnStartWhileActive(StrEnum):
+    """What a turn/start does while a turn of the thread is active.
+
+    Measured on both: no second turn starts; the input joins the active turn as steered
+    input does (steer_while_answering says what happens to the pending answer).
+    """
+
+    JOINS_ACTIVE_TURN = "joins_active_turn"  # the answer names the active turn (0.171.0)
+    # The answer names a new inProgress turn that never starts nor completes (0.120.0).
+    JOINS_ACTIVE_TURN_ANSWERING_A_NEW_ID = "joins_active_turn_answering_a_new_id"
+
+
+class InterruptWithoutTurn(StrEnum):
+    """What turn/interrupt does on a thread with no active turn."""
+
+    REFUSED = "refused"  # answered with errors.no_active_turn_to_interrupt (0.171.0)
+    # Not answered until a later turn of the thread is interrupted; then {} (0.120.0).
+    HELD_UNTIL_A_TURN_IS_INTERRUPTED = "held_until_a_turn_is_interrupted"
+
+
 class ContextAfterCompaction(StrEnum):
     """Where codex puts its initial context again after a local compaction."""
 
@@ -149,6 +169,8 @@ class Behaviour(Model, frozen=True):
     unsubscribe: Measured[Unsubscribe]
     steer_while_answering: Measured[SteerWhileAnswering]
     remote_compaction: Measured[RemoteCompaction]
+    turn_start_while_active: Measured[TurnStartWhileActive]
+    interrupt_without_turn: Measured[InterruptWithoutTurn]
 
 
 class Texts(Model, frozen=True):
@@ -180,6 +202,9 @@ class Errors(Model, frozen=True):
     thread_not_found: ErrorAnswer  # {thread_id}
     no_active_turn: ErrorAnswer
     wrong_active_turn: ErrorAnswer  # {expected}, {actual}
+    turns_before_first_turn: ErrorAnswer  # thread/read includeTurns; {thread_id} if named
+    # None where codex never refuses it (behaviour.interrupt_without_turn says what it does).
+    no_active_turn_to_interrupt: ErrorAnswer | None
 
 
 class Provenance(Model, frozen=True):
@@ -194,6 +219,15 @@ class ProfileDocument(Model, frozen=True):
     behaviour: Behaviour
     texts: Texts
     errors: Errors
+
+    def __post_init__(self) -> None:
+        # msgspec reports a ValueError here as a validation error of the file.
+        refuses = self.behaviour.interrupt_without_turn.value is InterruptWithoutTurn.REFUSED
+        if refuses and self.errors.no_active_turn_to_interrupt is None:
+            raise ValueError(
+                "behaviour.interrupt_without_turn is refused, but "
+                "errors.no_active_turn_to_interrupt is null"
+            )
 
 
 class WireDocument(msgspec.Struct, frozen=True):

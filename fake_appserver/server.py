@@ -229,7 +229,7 @@ class FakeAppServer:
             "has_initial_context": False,
             "turns": [],
         }
-        self.store.save(record)
+        # Not saved yet: upstream writes the rollout with the first turn (TurnRunner).
         thread = LoadedThread(record=record, base=base, developer=developer)
         self.loaded[thread_id] = thread
         body = self.wire.thread(record, status="idle", turns=[])
@@ -253,10 +253,12 @@ class FakeAppServer:
                 "thread/status/changed",
                 {"threadId": thread_id, "status": self.wire.status("notLoaded")},
             )
+        stored = self.store.load(thread_id)
+        if stored is None:
+            # Measured on both versions: no rollout before the first turn, loaded or not.
+            raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
         if loaded is None:
-            record = self.store.load(thread_id)
-            if record is None:
-                raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
+            record = stored
             # A resume in a new process (or after unsubscribe): measured per profile.
             base = record["base_original"]
             if (
@@ -289,7 +291,7 @@ class FakeAppServer:
         body = self.wire.thread(
             record,
             status="active" if loaded.active else "idle",
-            turns=[self.wire.turn(t, with_items=True) for t in record["turns"]],
+            turns=[self.wire.turn(t, view="full") for t in loaded.listed_turns()],
         )
         return self.wire.thread_response("thread_resume", body, record)
 
@@ -321,7 +323,14 @@ class FakeAppServer:
         if record is None:
             raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
         include = bool(params.get("includeTurns"))
-        turns = [self.wire.turn(t, with_items=True) for t in record["turns"]] if include else []
+        if include and not self.store.holds(thread_id):
+            # Measured: the turns of a thread are read from its rollout, which the first
+            # turn writes; before that the read is refused (each version in its words).
+            raise RequestFailed(
+                *self.profile.errors.turns_before_first_turn.answer(thread_id=thread_id)
+            )
+        listed = loaded.listed_turns() if loaded else record["turns"]
+        turns = [self.wire.turn(t, view="full") for t in listed] if include else []
         status = "notLoaded" if loaded is None else ("active" if loaded.active else "idle")
         return {"thread": self.wire.thread(record, status=status, turns=turns)}
 

@@ -1,7 +1,8 @@
 """Threads on disk under $CODEX_HOME/sessions/fake-codex/, one JSON file each.
 
 A restart of the fake finds them again, so `thread/resume` after a restart behaves
-like upstream's resume of a rollout file. Writes are atomic (temp file + rename).
+like upstream's resume of a rollout file. Like the rollout, a thread's file is written
+with its first turn, not at thread/start. Writes are atomic (temp file + rename).
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ class ThreadStore:
         with os.fdopen(handle, "w", encoding="utf-8") as sink:
             json.dump(record, sink)
         os.replace(temporary, self.path_of(record["id"]))
+
+    def holds(self, thread_id: str) -> bool:
+        return self.path_of(thread_id).is_file()
 
     def load(self, thread_id: str) -> ThreadRecord | None:
         path = self.path_of(thread_id)

@@ -33,8 +33,21 @@ class LoadedThread:
     # Unsubscribed but still listed as loaded (0.171.0); the next resume unloads it.
     unsubscribed: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # turn/interrupt requests without a turn that wait for a turn to be interrupted (0.120.0).
+    held_interrupts: list[asyncio.Future[None]] = field(default_factory=list)
 
     @property
     def id(self) -> str:
         thread_id: str = self.record["id"]
         return thread_id
+
+    def listed_turns(self) -> list[dict[str, Any]]:
+        """The turns thread/read and thread/resume list: the ended ones, then the active one."""
+        ended: list[dict[str, Any]] = self.record["turns"]
+        return [*ended, self.active.turn] if self.active else ended
+
+    def release_held_interrupts(self) -> None:
+        for waiting in self.held_interrupts:
+            if not waiting.done():
+                waiting.set_result(None)
+        self.held_interrupts.clear()

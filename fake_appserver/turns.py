@@ -17,7 +17,12 @@ from fake_appserver.layout import (
     remote_compaction_request,
     request_body,
 )
-from fake_appserver.profile import RemoteRequest, SteerWhileAnswering
+from fake_appserver.profile import (
+    InterruptWithoutTurn,
+    RemoteRequest,
+    SteerWhileAnswering,
+    TurnStartWhileActive,
+)
 from fake_appserver.provider import (
     ModelAnswer,
     ProviderError,
@@ -41,20 +46,29 @@ class TurnRunner:
 
     async def turn_start(self, params: Any) -> Any:
         thread = self.server.loaded_thread(params)
-        texts = [
-            str(part.get("text", ""))
-            for part in params.get("input") or []
-            if part.get("type") == "text"
-        ]
+        texts = _texts(params)
         if not texts:
             raise RequestFailed(-32600, "Invalid request: turn/start needs text input")
+        if thread.active is not None:
+            return self._join_active_turn(thread.active, texts)
         turn = self._new_turn()
         hang = self.never_complete_next
         self.never_complete_next = False
         active = ActiveTurn(turn=turn)
         thread.active = active
         active.task = asyncio.ensure_future(self._run_turn(thread, active, "\n".join(texts), hang))
-        return {"turn": self.server.wire.turn(turn, with_items=False)}
+        return {"turn": self.server.wire.turn(turn, view="notLoaded")}
+
+    def _join_active_turn(self, active: ActiveTurn, texts: list[str]) -> Any:
+        """A turn/start while a turn is active: no second turn, the input is steered in."""
+        _steer(active, texts)
+        joining = self.server.profile.behaviour.turn_start_while_active.value
+        # Either way the answer is a turn as turn/start answers one: inProgress, unstarted.
+        if joining is TurnStartWhileActive.JOINS_ACTIVE_TURN:
+            answered = self._new_turn(active.turn["id"])
+        else:
+            answered = self._new_turn()  # a turn that never starts nor completes
+        return {"turn": self.server.wire.turn(answered, view="notLoaded")}
 
     async def turn_steer(self, params: Any) -> Any:
         thread = self.server.loaded_thread(params)
@@ -68,24 +82,30 @@ class TurnRunner:
                     expected=expected, actual=active.turn["id"]
                 )
             )
-        active.steered.extend(
-            str(part.get("text", ""))
-            for part in params.get("input") or []
-            if part.get("type") == "text"
-        )
-        active.steer_arrived.set()
+        _steer(active, _texts(params))
         return {"turnId": active.turn["id"]}
 
     async def turn_interrupt(self, params: Any) -> Any:
         thread = self.server.loaded_thread(params)
         active = thread.active
-        if (
-            active is not None
-            and active.task is not None
-            and (params.get("turnId") in (None, active.turn["id"]))
-        ):
+        if active is None:
+            return await self._interrupt_without_turn(thread)
+        if active.task is not None and params.get("turnId") in (None, active.turn["id"]):
             active.task.cancel()
             await asyncio.gather(active.task, return_exceptions=True)
+            thread.release_held_interrupts()
+            await asyncio.sleep(0)  # the held ones answer first, as upstream's do
+        return {}
+
+    async def _interrupt_without_turn(self, thread: LoadedThread) -> Any:
+        profile = self.server.profile
+        if profile.behaviour.interrupt_without_turn.value is InterruptWithoutTurn.REFUSED:
+            refusal = profile.errors.no_active_turn_to_interrupt
+            assert refusal is not None  # the profile model refuses a file without it
+            raise RequestFailed(*refusal.answer())
+        held: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        thread.held_interrupts.append(held)
+        await held
         return {}
 
     async def compact_start(self, params: Any) -> Any:
@@ -98,9 +118,9 @@ class TurnRunner:
 
     # ----- running -------------------------------------------------------------------
 
-    def _new_turn(self) -> dict[str, Any]:
+    def _new_turn(self, turn_id: str | None = None) -> dict[str, Any]:
         return {
-            "id": new_id(),
+            "id": turn_id or new_id(),
             "status": "inProgress",
             "items": [],
             "error": None,
@@ -112,11 +132,13 @@ class TurnRunner:
     def _begin(self, thread: LoadedThread, turn: dict[str, Any]) -> float:
         wire, server = self.server.wire, self.server
         turn["started_at"] = now_s()
+        if not server.store.holds(thread.id):
+            server.store.save(thread.record)  # the first turn writes the rollout
         server.notify(
             "thread/status/changed", {"threadId": thread.id, "status": wire.status("active")}
         )
         server.notify(
-            "turn/started", {"threadId": thread.id, "turn": wire.turn(turn, with_items=False)}
+            "turn/started", {"threadId": thread.id, "turn": wire.turn(turn, view="notLoaded")}
         )
         return time.monotonic()
 
@@ -125,6 +147,7 @@ class TurnRunner:
         item["started_ms"] = now_ms()
         server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         item["completed_ms"] = now_ms()
+        turn["items"].append(item)
         server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
     async def _ask(
@@ -331,8 +354,23 @@ class TurnRunner:
             "thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")}
         )
         server.notify(
-            "turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, with_items=True)}
+            "turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view="summary")}
         )
+
+
+def _texts(params: Any) -> list[str]:
+    """The text parts of a turn/start or turn/steer input."""
+    return [
+        str(part.get("text", ""))
+        for part in params.get("input") or []
+        if part.get("type") == "text"
+    ]
+
+
+def _steer(active: ActiveTurn, texts: list[str]) -> None:
+    """Input joins the active turn: the model gets it with the next request of the turn."""
+    active.steered.extend(texts)
+    active.steer_arrived.set()
 
 
 @contextlib.contextmanager

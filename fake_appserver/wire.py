@@ -8,9 +8,18 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from typing import Any
+from typing import Any, Literal
 
 from fake_appserver.profile import Profile
+
+# Which items a turn shows where (measured on 0.171.0, whose turns name their view):
+# none when it starts, the model's answers in turn/completed, every item in thread/read
+# and thread/resume.
+ItemsView = Literal["notLoaded", "summary", "full"]
+
+
+def _shown(view: ItemsView, item: dict[str, Any]) -> bool:
+    return view == "full" or (view == "summary" and item["type"] == "agentMessage")
 
 
 def now_s() -> int:
@@ -94,9 +103,9 @@ class Wire:
     def status(self, kind: str) -> Any:
         return copy.deepcopy(self.template(f"status_{kind}"))
 
-    def turn(self, turn: dict[str, Any], *, with_items: bool) -> Any:
+    def turn(self, turn: dict[str, Any], *, view: ItemsView) -> Any:
         base = self.template("turn_start")["turn"]
-        items = [self.item(i) for i in turn["items"]] if with_items else []
+        items = [self.item(i) for i in turn["items"] if _shown(view, i)]
         return _fill(
             base,
             {
@@ -104,7 +113,7 @@ class Wire:
                 "rootTurnId": turn["id"],
                 "status": turn["status"],
                 "items": items,
-                "itemsView": "summary" if with_items else "notLoaded",
+                "itemsView": view,
                 "error": turn.get("error"),
                 "startedAt": turn.get("started_at"),
                 "completedAt": turn.get("completed_at"),

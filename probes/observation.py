@@ -125,22 +125,24 @@ def mask(text: str) -> str:
 
 
 def normalize(observation: Observation) -> dict[str, Any]:
-    """The comparable form of an observation: per step, its error and model requests,
-    then the sequence of lifecycle notifications."""
+    """The comparable form of an observation: per step, its error (or its silence) and
+    model requests, then the sequence of lifecycle notifications."""
     by_index = {r.index: r for r in observation.requests}
     steps = []
     for step in observation.steps:
         captured = [by_index[i] for i in step.requests if isinstance(by_index[i].body, dict)]
-        steps.append(
-            {
-                "step": step.name,
-                "label": step.label,
-                "error": None
-                if step.error is None
-                else {"code": step.error["code"], "message": mask(step.error["message"])},
-                "model_requests": [normalize_request(r.body, r.path) for r in captured],
-            }
-        )
+        normalized: dict[str, Any] = {
+            "step": step.name,
+            "label": step.label,
+            "error": None
+            if step.error is None
+            else {"code": step.error["code"], "message": mask(step.error["message"])},
+            "model_requests": [normalize_request(r.body, r.path) for r in captured],
+        }
+        if step.unanswered_within is not None:
+            # Silence differs from an answer; only steps that may see it say so.
+            normalized["unanswered_within_s"] = step.unanswered_within
+        steps.append(normalized)
     return {"steps": steps, "notifications": lifecycle_notifications(observation)}
 
 

@@ -1,9 +1,10 @@
 """Run a scenario's steps on a backend and record what happened: the observation.
 
 A scenario is an async function taking a `ScenarioRun`, whose methods are the steps
-(`start`, `turn`, `steer`, `compact`, `resume`, `restart`, `read`, `unsubscribe`,
-`attempt`). Every step records which model requests the wiretap saw while it ran,
-and the JSON-RPC transcript spans every process of the scenario (restarts included).
+(`start`, `turn`, `begin_turn`, `finish_turn`, `steer`, `compact`, `resume`, `restart`,
+`read`, `unsubscribe`, `attempt`). Every step records which model requests the wiretap
+saw while it ran, and the JSON-RPC transcript spans every process of the scenario
+(restarts included).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.jsonrpc import JsonRpcClient, JsonRpcError, ServerError, Transcript, TransportError
+from harness.jsonrpc import (
+    JsonRpcClient,
+    JsonRpcError,
+    RequestTimeout,
+    ServerError,
+    Transcript,
+    TransportError,
+)
 from probes.backends import Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap
@@ -39,6 +47,8 @@ class StepRecord:
     requests: list[int] = field(default_factory=list)
     # Transcript entries [start, end) written while the step ran.
     transcript_span: tuple[int, int] = (0, 0)
+    # Seconds the request went unanswered, when silence is what the step observed.
+    unanswered_within: float | None = None
 
 
 @dataclass
@@ -96,6 +106,7 @@ class ScenarioRun:
         action: Callable[[], Awaitable[Any]],
         *,
         expect_error: bool = False,
+        silence_after: float | None = None,
     ) -> StepRecord:
         record = StepRecord(name=name, label=label, params=params)
         before = len(self.tap.requests)
@@ -106,6 +117,10 @@ class ScenarioRun:
             record.error = {"code": error.code, "message": error.message}
             if not expect_error:
                 raise
+        except RequestTimeout:
+            if silence_after is None:
+                raise
+            record.unanswered_within = silence_after
         finally:
             record.requests = [r.index for r in self.tap.requests[before:]]
             record.transcript_span = (first_entry, len(self.transcript.entries))
@@ -167,14 +182,15 @@ class ScenarioRun:
         self.tap.queue_replies(reply)
         params = {"threadId": self.threads[thread], "input": text_input(text)}
         before = len(self.tap.requests)
-        record = await self._step(
-            "begin_turn",
-            label,
-            params,
-            lambda: self.rpc.request("turn/start", params, timeout=STEP_TIMEOUT),
-        )
-        # The turn is active for sure once its model request is waiting on the wiretap.
-        await self.tap.wait_for_requests(before + 1, timeout=STEP_TIMEOUT)
+
+        async def start_and_wait() -> Any:
+            result = await self.rpc.request("turn/start", params, timeout=STEP_TIMEOUT)
+            # The turn is active for sure once its model request is waiting on the wiretap;
+            # waiting inside the step also makes that request the step's, on every backend.
+            await self.tap.wait_for_requests(before + 1, timeout=STEP_TIMEOUT)
+            return result
+
+        record = await self._step("begin_turn", label, params, start_and_wait)
         turn_id: str = record.result["turn"]["id"]
         return turn_id
 
@@ -256,14 +272,20 @@ class ScenarioRun:
             "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle
         )
 
-    async def attempt(self, method: str, params: dict[str, Any], label: str) -> StepRecord:
-        """A request whose error answer is the observation (not a failure of the scenario)."""
+    async def attempt(
+        self, method: str, params: dict[str, Any], label: str, *, deadline: float | None = None
+    ) -> StepRecord:
+        """A request whose answer, a refusal included, is the observation (not a failure of
+        the scenario). With `deadline`, silence is an answer too: no answer within `deadline`
+        seconds is recorded as `unanswered_within` and the scenario goes on (the client sets
+        a late answer aside, so the process stays usable)."""
         return await self._step(
             "attempt",
             label,
             {"method": method, **params},
-            lambda: self.rpc.request(method, params, timeout=STEP_TIMEOUT),
+            lambda: self.rpc.request(method, params, timeout=deadline or STEP_TIMEOUT),
             expect_error=True,
+            silence_after=deadline,
         )
 
 

@@ -12,12 +12,19 @@ from typing import Any
 from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
 from probes.homes import OPENAI_PROVIDER_NAME
 from probes.observation import marker
-from probes.scenario import Scenario, ScenarioRun
+from probes.scenario import Scenario, ScenarioRun, text_input
 from probes.wiretap import Reply
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"
 UNKNOWN_METHOD = "codex-probe/no-such-method"
+# A refusal takes milliseconds; 0.120.0 leaves an interrupt without a turn unanswered
+# until a later turn is interrupted, and that silence must not cost the full deadline.
+SILENCE_DEADLINE_S = 3.0
+# Long enough to steer or start into the turn while its answer is held back.
+SLOW_REPLY = Reply(text="slow", delay_s=1.5)
+# Held back longer than any step waits: the turn ends only when interrupted.
+HELD_REPLY = Reply(text="held", delay_s=50.0)
 
 
 def base(tag: str) -> str:
@@ -159,10 +166,42 @@ async def errors(run: ScenarioRun) -> None:
     )
     await run.resume("A", "resume", **instructions("V1"))
     await run.steer("A", user("STEER-IDLE"), "steer-idle", expected_turn_id=UNKNOWN_THREAD_ID)
-    turn_id = await run.begin_turn("A", user("2"), "turn-2", Reply(text="slow", delay_s=1.5))
+    turn_id = await run.begin_turn("A", user("2"), "turn-2", SLOW_REPLY)
     await run.steer("A", user("STEER-WRONG"), "steer-wrong", expected_turn_id="not-the-turn")
     await run.steer("A", user("STEER-RIGHT"), "steer-right", expected_turn_id=turn_id)
     await run.finish_turn("A", "turn-2-done")
+    await turn_requests_around_an_active_turn(run)
+    await reads_before_the_first_turn(run)
+
+
+async def turn_requests_around_an_active_turn(run: ScenarioRun) -> None:
+    """A second turn/start while a turn is active, then turn/interrupt with none active
+    (left unanswered by some releases: the interrupt of a later turn shows what then)."""
+    thread_id = run.threads["A"]
+    turn_id = await run.begin_turn("A", user("3"), "turn-3", SLOW_REPLY)
+    await run.attempt(
+        "turn/start", {"threadId": thread_id, "input": text_input(user("BUSY"))}, "turn-start-busy"
+    )
+    await run.finish_turn("A", "turn-3-done")
+    await run.attempt(
+        "turn/interrupt",
+        {"threadId": thread_id, "turnId": turn_id},
+        "interrupt-idle",
+        deadline=SILENCE_DEADLINE_S,
+    )
+    held = await run.begin_turn("A", user("4"), "turn-4", HELD_REPLY)
+    await run.attempt("turn/interrupt", {"threadId": thread_id, "turnId": held}, "interrupt-turn")
+    await run.finish_turn("A", "turn-4-done")
+
+
+async def reads_before_the_first_turn(run: ScenarioRun) -> None:
+    """A thread that never had a turn: resumed (while loaded), then read with its turns."""
+    await run.start("B")
+    await run.attempt("thread/resume", {"threadId": run.threads["B"]}, "resume-before-turn")
+    # The read goes last: on 0.171.0 a resume after this refused read is refused like it.
+    await run.attempt(
+        "thread/read", {"threadId": run.threads["B"], "includeTurns": True}, "read-before-turn"
+    )
 
 
 async def handshake(run: ScenarioRun) -> None:

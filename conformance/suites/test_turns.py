@@ -105,6 +105,35 @@ async def test_turn_start_on_a_thread_not_loaded_is_refused_as_not_found(
     )
 
 
+@check("CONF-TURN-005")
+async def test_a_turn_start_while_a_turn_is_active_joins_that_turn(
+    codex_session: CodexSession,
+) -> None:
+    await codex_session.open()
+    thread_id = (await codex_session.start_thread())["id"]
+    codex_session.tap.queue_replies(Reply(text="slow answer", delay_s=SLOW_ANSWER_S))
+    turn = await codex_session.start_turn(thread_id, "start")
+    text = f"SECOND-{uuid.uuid4().hex}"
+    answer = (
+        await codex_session.request(
+            "turn/start", {"threadId": thread_id, "input": text_input(text)}
+        )
+    )["turn"]
+    # 0.171.0 answers the active turn; 0.120.0 a new id that never starts.
+    assert answer.get("status") == "inProgress", answer
+    completed = (await codex_session.wait_turn("turn/completed", turn["id"]))["turn"]
+    assert completed["status"] == "completed", completed
+    assert text in codex_session.model_bodies()[-1], (
+        "the second turn/start's text never reached the model"
+    )
+    started = [
+        _turn_id(message)
+        for message in codex_session.processes[-1].transcript.messages("recv")
+        if isinstance(message, dict) and message.get("method") == "turn/started"
+    ]
+    assert started == [turn["id"]], f"turns started {started}, expected only {turn['id']}"
+
+
 @check("CONF-STEER-001")
 async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
     codex_session: CodexSession,

@@ -36,11 +36,15 @@ FIELDS_BY_SCENARIO: dict[str, tuple[str, ...]] = {
     "resume-unsubscribed": ("behaviour.unsubscribe",),
     "errors": (
         "behaviour.steer_while_answering",
+        "behaviour.turn_start_while_active",
+        "behaviour.interrupt_without_turn",
         "errors.no_rollout",
         "errors.invalid_thread_id",
         "errors.thread_not_found",
         "errors.no_active_turn",
         "errors.wrong_active_turn",
+        "errors.turns_before_first_turn",
+        "errors.no_active_turn_to_interrupt",
     ),
     "handshake": (
         "errors.not_initialized",

@@ -40,6 +40,7 @@ from probes.learn.reading import (
     Observed,
     Request,
 )
+from probes.learn.turn_requests import interrupt_without_turn, turn_start_while_active
 
 
 def _gap(field: str, request: Request, observed: str, missing: str) -> Inexpressible:
@@ -457,4 +458,6 @@ INFERENCES: dict[str, Callable[[Observed], Inferred[Any]]] = {
     "unsubscribe": unsubscribe,
     "steer_while_answering": steer_while_answering,
     "remote_compaction": remote_compaction,
+    "turn_start_while_active": turn_start_while_active,
+    "interrupt_without_turn": interrupt_without_turn,
 }

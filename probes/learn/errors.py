@@ -16,13 +16,23 @@ from probes.scenarios import MALFORMED_THREAD_ID, UNKNOWN_METHOD, UNKNOWN_THREAD
 
 
 def _template(
-    seen: Observed, scenario: str, label: str, name: str, holes: dict[str, str]
+    seen: Observed,
+    scenario: str,
+    label: str,
+    name: str,
+    holes: dict[str, str],
+    *,
+    optional_holes: dict[str, str] | None = None,
 ) -> ErrorAnswer:
-    """The error of a step as a template: each literal in `holes` becomes its template."""
+    """The error of a step as a template: each literal in `holes` becomes its template, and
+    so does each of `optional_holes` the message names (a release may leave it out)."""
     field = f"errors.{name}"
     error = seen.error(scenario, label, field)
     # Braces of the real text are literal; only our holes are placeholders.
     message = str(error["message"]).replace("{", "{{").replace("}", "}}")
+    for literal, template in (optional_holes or {}).items():
+        if literal:
+            message = message.replace(literal, template)
     for literal, template in holes.items():
         if not literal or literal not in message:
             raise Inexpressible(
@@ -55,6 +65,18 @@ def _active_turn(seen: Observed) -> str:
     return str(begun.get("turn", {}).get("id", ""))
 
 
+def _never_turned_thread_id(seen: Observed) -> str:
+    return seen.observation("errors", "errors.turns_before_first_turn").threads.get("B", "")
+
+
+def _no_active_turn_to_interrupt(seen: Observed) -> ErrorAnswer | None:
+    """The refusal of an interrupt without a turn; None where codex leaves it unanswered."""
+    idle = seen.step("errors", "interrupt-idle", "errors.no_active_turn_to_interrupt")
+    if idle.error is None and idle.unanswered_within is not None:
+        return None
+    return _template(seen, "errors", "interrupt-idle", "no_active_turn_to_interrupt", {})
+
+
 def _invalid_thread_id(seen: Observed) -> ErrorAnswer:
     char, position = _malformed_id_hole()
     where = f"`{char}` at {position}"
@@ -68,7 +90,7 @@ def _invalid_thread_id(seen: Observed) -> ErrorAnswer:
 
 
 # One inference per error the fake answers, in the profile's order.
-ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer]] = {
+ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer | None]] = {
     "not_initialized": lambda seen: _template(
         seen, "handshake", "before-initialize", "not_initialized", {}
     ),
@@ -93,4 +115,14 @@ ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer]] = {
         "wrong_active_turn",
         {"not-the-turn": "{expected}", _active_turn(seen): "{actual}"},
     ),
+    # 0.120.0 names the thread, 0.171.0 does not.
+    "turns_before_first_turn": lambda seen: _template(
+        seen,
+        "errors",
+        "read-before-turn",
+        "turns_before_first_turn",
+        {},
+        optional_holes={_never_turned_thread_id(seen): "{thread_id}"},
+    ),
+    "no_active_turn_to_interrupt": _no_active_turn_to_interrupt,
 }

@@ -172,6 +172,46 @@ class Observed:
             )
         return step.error
 
+    def answered_during(self, scenario: str, label: str, field: str) -> str | None:
+        """The step during which the request of step `label` got its answer at last (for a
+        request left unanswered within its step), or None if it never did."""
+        observation = self.observation(scenario, field)
+        step = self.step(scenario, label, field)
+        entries = observation.transcript.entries
+        first, end = step.transcript_span
+        sent = [e.message for e in entries[first:end] if e.direction == "send"]
+        if not sent or not isinstance(sent[0], dict):
+            return None
+        for index in range(end, len(entries)):
+            direction, message = entries[index].direction, entries[index].message
+            if not isinstance(message, dict):
+                continue
+            if direction == "send" and message.get("method") == "initialize":
+                return None  # a new process: request ids start again
+            if (
+                direction == "recv"
+                and "method" not in message
+                and message.get("id") == sent[0].get("id")
+            ):
+                during = (
+                    s.label
+                    for s in observation.steps
+                    if s.transcript_span[0] <= index < s.transcript_span[1]
+                )
+                return next(during, "between steps")
+        return None
+
+    def turn_ids_started(self, scenario: str, field: str) -> list[str]:
+        """The id of every turn the scenario saw a turn/started for, in order."""
+        observation = self.observation(scenario, field)
+        return [
+            str(entry.message["params"]["turn"]["id"])
+            for entry in observation.transcript.entries
+            if entry.direction == "recv"
+            and isinstance(entry.message, dict)
+            and entry.message.get("method") == "turn/started"
+        ]
+
     def notifications(self, scenario: str, field: str) -> list[str]:
         """The methods of every notification the scenario received, in order."""
         observation = self.observation(scenario, field)

@@ -108,6 +108,8 @@ def render_svg(document: dict[str, Any]) -> str:
             cell = _cell(document, release, finding)
             verdict = None if cell is None else cell["verdict"]
             tip = f"{finding} on {release}: {verdict or 'not probed'}"
+            if cell is not None and cell.get("summary"):
+                tip += f"\n{str(cell['summary'])[:300]}"
             point = points.get((finding, release))
             if point is not None:
                 tip += f"\n{point.kind} changed: {point.detail}"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.baseline import (
+    Baseline,
     BaselineError,
     Entry,
     default_baseline_path,
@@ -43,6 +44,30 @@ def test_a_baselined_check_that_now_passes_is_a_stale_entry_and_fails() -> None:
     verdict = judge(ENTRY, True, "")
     assert verdict.outcome == "failed"
     assert verdict.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
+
+
+def test_a_real_entry_covers_the_fake_imitating_that_release() -> None:
+    baseline = Baseline(None, {ENTRY.key: ENTRY})
+    assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is ENTRY
+    assert baseline.lookup("CONF-INTERRUPT-002", "0.171.0", "fake") is None
+    verdict = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
+    assert verdict.outcome == "expected failure"
+    assert verdict.message == "baseline, as upstream: never answered upstream"
+
+
+def test_a_fake_entry_takes_precedence_over_the_real_one() -> None:
+    drift = Entry(ENTRY.check, ENTRY.version, "fake", "fake drift", re.compile("drift"))
+    baseline = Baseline(None, {ENTRY.key: ENTRY, drift.key: drift})
+    assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is drift
+    assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "real") is ENTRY
+
+
+def test_a_fake_that_passes_where_upstream_fails_no_longer_imitates_the_release() -> None:
+    verdict = judge(ENTRY, True, "", "fake")
+    assert verdict.outcome == "failed"
+    assert verdict.message.startswith(
+        "CONF-INTERRUPT-002 on fake-0.120.0 (imitating real-0.120.0) passes where upstream fails"
+    )
 
 
 def write(tmp_path: Path, entries: list[dict[str, str]]) -> Path:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from fake_appserver.profile import PROFILES_DIR
 from harness.codex import DEFAULT_CODEX_VERSION
 from tests.conformance.runner import run_pytest
 
@@ -94,6 +96,11 @@ def test_tests_that_do_not_use_the_fixtures_are_left_alone(tmp_path: Path) -> No
         (["--conformance-check=CONF-NOPE-001"], "unknown conformance check id(s): CONF-NOPE-001"),
         (["--conformance-baseline=missing.json"], "cannot read the baseline"),
         (["--lifecycle-examples=0"], "--lifecycle-examples must be at least 1"),
+        (["--fake-profile=missing.json"], "--fake-profile: missing.json: cannot read"),
+        (
+            [f"--fake-profile={PROFILES_DIR / '0.171.0.json'}", "--codex-version=0.120.0"],
+            "imitates codex-cli 0.171.0; --codex-version asks for 0.120.0",
+        ),
     ],
 )
 def test_a_wrong_option_is_a_usage_error_naming_it(
@@ -105,3 +112,27 @@ def test_a_wrong_option_is_a_usage_error_naming_it(
     run = run_pytest(tmp_path, *args, cwd=project)
     assert run.returncode == 4, run.output
     assert problem in run.output
+
+
+PROFILE_CHECK = """
+from conformance.marks import check
+
+@check("CONF-METHOD-001")
+def test_the_fake_runs_on_the_given_profile(codex_backend):
+    assert codex_backend.kind == "fake", codex_backend
+    assert codex_backend.profile is not None and codex_backend.profile.parent.name == "learned"
+"""
+
+
+@pytest.mark.real  # the fake backend needs the version's schema from npm
+def test_fake_profile_runs_the_fake_on_that_file_for_its_version(tmp_path: Path) -> None:
+    project, learned = tmp_path / "project", tmp_path / "learned"
+    project.mkdir()
+    learned.mkdir()
+    (project / "test_profile.py").write_text(PROFILE_CHECK, encoding="utf-8")
+    for name in ("0.120.0.json", "wire-0.120.0.json"):
+        shutil.copy(PROFILES_DIR / name, learned / name)
+    run = run_pytest(tmp_path, f"--fake-profile={learned / '0.120.0.json'}", cwd=project)
+    assert run.returncode == 0, run.output
+    assert run.results["CONF-METHOD-001"]["target"] == "fake-0.120.0", run.output
+    assert f"fake profile: {learned / '0.120.0.json'}" in run.output

@@ -84,6 +84,23 @@ async def test_a_turn_notifies_in_upstream_order(fake: FakeSession, profile: str
     ]
 
 
+async def test_a_read_shows_a_turns_items_in_full_and_turn_completed_only_the_answer(
+    fake: FakeSession,
+) -> None:
+    """0.171.0 names the view of a turn's items; measured: full in thread/read and
+    thread/resume, a summary (the agent messages) in turn/completed."""
+    client = await fake.start("0.171.0")
+    thread_id = await fake.new_thread(client)
+    completed = await fake.turn(client, thread_id, "hi")
+    assert completed["itemsView"] == "summary"
+    assert [i["type"] for i in completed["items"]] == ["agentMessage"]
+    read = {"threadId": thread_id, "includeTurns": True}
+    for method, params in (("thread/read", read), ("thread/resume", {"threadId": thread_id})):
+        [turn] = (await client.request(method, params))["thread"]["turns"]
+        assert turn["itemsView"] == "full", method
+        assert [i["type"] for i in turn["items"]] == ["userMessage", "agentMessage"], method
+
+
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_threads_persist_so_a_restarted_fake_resumes_them(
     fake: FakeSession,

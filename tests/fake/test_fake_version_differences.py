@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.jsonrpc import JsonRpcClient
 from probes.wiretap import Reply
 from tests.fake.conftest import FakeSession, text_input, texts
 
@@ -62,6 +63,8 @@ async def test_0_171_keeps_an_unsubscribed_thread_listed_until_it_is_resumed(
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
         "id"
     ]
+    await fake.turn(client, thread_id, "one")  # a thread without a turn does not resume
+    client.drain_notifications("thread/status/changed")
     await client.request("thread/unsubscribe", {"threadId": thread_id})
     await asyncio.sleep(0.2)
     assert (await client.request("thread/loaded/list", {}))["data"] == [thread_id]
@@ -115,3 +118,71 @@ async def test_a_provider_named_openai_gets_the_remote_compaction_each_version_s
         kinds = [item.get("type") for item in fake.last_input()]
         assert "compaction" in kinds, profile
         await client.close()
+
+
+async def start_a_turn_while_one_is_active(
+    fake: FakeSession, profile: str
+) -> tuple[str, str, list[str]]:
+    """The active turn's id, the id a second turn/start was answered with, the turns started."""
+    client = await fake.start(profile)
+    thread_id = await fake.new_thread(client)
+    fake.tap.queue_replies(Reply(text="SLOW-REPLY", delay_s=1.0))
+    active = (
+        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("FIRST")]})
+    )["turn"]["id"]
+    await fake.tap.wait_for_requests(1, timeout=5)
+    answered = (
+        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("SECOND")]})
+    )["turn"]
+    assert answered["status"] == "inProgress", answered
+    await client.wait_for_notification("turn/completed", timeout=15)
+    started = [n.params["turn"]["id"] for n in client.notifications if n.method == "turn/started"]
+    assert "SECOND" in [t for _, parts in texts(fake.last_input()) for t in parts]
+    return active, answered["id"], started
+
+
+async def test_0_171_answers_a_turn_start_during_a_turn_with_the_active_turn(
+    fake: FakeSession,
+) -> None:
+    active, answered, started = await start_a_turn_while_one_is_active(fake, "0.171.0")
+    assert answered == active
+    assert started == [active]
+
+
+async def test_0_120_answers_a_turn_start_during_a_turn_with_a_turn_that_never_starts(
+    fake: FakeSession,
+) -> None:
+    active, answered, started = await start_a_turn_while_one_is_active(fake, "0.120.0")
+    assert answered != active
+    assert started == [active]
+
+
+async def hold_a_turn(fake: FakeSession, client: JsonRpcClient, thread_id: str) -> str:
+    """A turn whose model answer is held back until it is interrupted; its id."""
+    fake.tap.queue_replies(Reply(text="HELD", delay_s=60.0))
+    before = len(fake.tap.requests)
+    turn = await client.request(
+        "turn/start", {"threadId": thread_id, "input": [text_input("HOLD")]}
+    )
+    await fake.tap.wait_for_requests(before + 1, timeout=5)
+    turn_id: str = turn["turn"]["id"]
+    return turn_id
+
+
+async def test_0_120_answers_an_idle_interrupt_once_a_later_turn_of_its_thread_is_interrupted(
+    fake: FakeSession,
+) -> None:
+    client = await fake.start("0.120.0")
+    thread_id, other = await fake.new_thread(client), await fake.new_thread(client)
+    done = await fake.turn(client, thread_id, "one")
+    idle = asyncio.ensure_future(
+        client.request("turn/interrupt", {"threadId": thread_id, "turnId": done["id"]})
+    )
+    elsewhere = await hold_a_turn(fake, client, other)
+    assert await client.request("turn/interrupt", {"threadId": other, "turnId": elsewhere}) == {}
+    await asyncio.sleep(0.5)
+    assert not idle.done(), "an interrupt on another thread answered it"
+    held = await hold_a_turn(fake, client, thread_id)
+    assert not idle.done(), "starting a turn answered it"
+    assert await client.request("turn/interrupt", {"threadId": thread_id, "turnId": held}) == {}
+    assert await asyncio.wait_for(idle, timeout=5) == {}

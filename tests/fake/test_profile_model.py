@@ -77,6 +77,13 @@ def test_a_field_the_model_does_not_know_is_refused(tmp_path: Path) -> None:
         load_profile(path=path)
 
 
+def test_a_profile_that_refuses_an_idle_interrupt_needs_the_refusal_text(tmp_path: Path) -> None:
+    path = copy_profile("0.171.0", tmp_path)
+    edit(path, lambda d: d["errors"].update(no_active_turn_to_interrupt=None))
+    with pytest.raises(ProfileError, match=r"errors\.no_active_turn_to_interrupt is null"):
+        load_profile(path=path)
+
+
 def test_a_wire_file_without_a_template_the_fake_builds_from_is_refused(tmp_path: Path) -> None:
     path = copy_profile("0.120.0", tmp_path)
     edit(tmp_path / "wire-0.120.0.json", lambda d: d["templates"].pop("thread_resume"))

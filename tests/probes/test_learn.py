@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +105,24 @@ def test_a_scenario_that_gave_no_observation_leaves_its_fields_unlearned_and_nam
     assert {"behaviour.compaction", "texts.compaction_prompt", "texts.summary_prefix"} <= fields
     assert learned.document.behaviour.compaction.measured is False
     assert learned.document.behaviour.base_placement.measured is True
+
+
+def test_an_interrupt_answered_without_a_turn_is_a_gap_naming_the_step(
+    fake_observations: dict[str, dict[str, Observation]],
+) -> None:
+    observations = dict(fake_observations["0.171.0"])
+    errors = observations["errors"]
+    # What the fake did before it imitated either release: {} for an interrupt of nothing.
+    steps = [
+        replace(step, error=None, result={}) if step.label == "interrupt-idle" else step
+        for step in errors.steps
+    ]
+    observations["errors"] = replace(errors, steps=steps)
+    learned = learn_profile("0.171.0", observations)
+    [gap] = [g for g in learned.gaps if g.field == "behaviour.interrupt_without_turn"]
+    assert (gap.scenario, gap.step, gap.observed) == ("errors", "interrupt-idle", "answered {}")
+    assert "interrupt answered without a turn" in gap.missing
+    assert learned.document.behaviour.interrupt_without_turn.measured is False
 
 
 def test_a_stand_in_keeps_the_opening_sentence_and_the_closing_tag() -> None:
