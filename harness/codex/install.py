@@ -133,6 +133,13 @@ def run_codex_tool(
             raise InstallError(f"`{binary} {' '.join(args)}` failed: {error}") from None
     if done.returncode != 0:
         raise InstallError(
-            f"`{binary} {' '.join(args)}` exited {done.returncode}: {done.stderr.strip()[-500:]}"
+            f"`{binary} {' '.join(args)}` exited {done.returncode}: {_reason(done.stderr)}"
         )
     return done
+
+
+def _reason(stderr: str) -> str:
+    """The line that says why (a node launcher prints `Error: ...` amid its stack)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = next((line for line in lines if line.startswith("Error")), None)
+    return said or stderr.strip()[-500:] or "(no output)"

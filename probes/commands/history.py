@@ -21,6 +21,7 @@ from probes.releases.history import (
     merge_histories,
     new_history,
     save_history,
+    unavailable_releases,
 )
 from probes.releases.span import RangeError, published_range
 from probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
@@ -149,6 +150,8 @@ def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     print(f"change points ({len(points)}):")
     for point in points:
         print(f"  {point.describe()}")
+    for version, reason in unavailable_releases(document).items():
+        print(f"  {version}: not installable, nothing to probe ({reason[:200]})")
     broken = broken_findings(document)
     if broken:
         shown = ", ".join(broken[:10]) + (" ..." if len(broken) > 10 else "")

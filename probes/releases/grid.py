@@ -107,7 +107,10 @@ def render_svg(document: dict[str, Any]) -> str:
             x = LEFT + column * (CELL + GAP)
             cell = _cell(document, release, finding)
             verdict = None if cell is None else cell["verdict"]
-            tip = f"{finding} on {release}: {verdict or 'not probed'}"
+            missing = document["releases"][release].get("unavailable")
+            tip = f"{finding} on {release}: " + (
+                verdict or (f"not installable: {missing}" if missing else "not probed")
+            )
             if cell is not None and cell.get("summary"):
                 tip += f"\n{str(cell['summary'])[:300]}"
             point = points.get((finding, release))
@@ -132,6 +135,16 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
     releases = columns(document)
     points = change_points(document)
     span = f"{releases[0]} to {releases[-1]}" if releases else "no releases"
+    unavailable = [
+        f"<li><b>{html.escape(v)}</b>: {html.escape(str(e['unavailable'])[:300])}</li>"
+        for v, e in document["releases"].items()
+        if e.get("unavailable")
+    ]
+    not_installable = (
+        f"<h2>Not installable: nothing to probe</h2>\n<ul>{''.join(unavailable)}</ul>"
+        if unavailable
+        else ""
+    )
     legend = " ".join(
         f'<span class="key" style="background:{colour}"></span>{label}'
         for label, colour in (
@@ -165,6 +178,7 @@ a dot: the observed values changed</span></p>
 <ul>
 {listed or "<li>none: every finding gives the same verdict and values on every release</li>"}
 </ul>
+{not_installable}
 <p>Per release: <code>releases/VERSION/verdict.json</code>; the data: <code>history.json</code>.</p>
 </body></html>
 """

@@ -85,6 +85,25 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
     }
 
 
+def unavailable_entry(reason: str) -> dict[str, Any]:
+    """A release npm installs but whose codex does not run: no finding can be had."""
+    return {
+        "tool": TOOL,
+        "probe_set": probe_set(),
+        "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "unavailable": reason,
+        "findings": {},
+    }
+
+
+def unavailable_releases(document: dict[str, Any]) -> dict[str, str]:
+    return {
+        version: str(entry["unavailable"])
+        for version, entry in document["releases"].items()
+        if entry.get("unavailable")
+    }
+
+
 def _required(finding_id: str) -> bool:
     return any(a.id == finding_id and a.required for a in ASSUMPTIONS)
 

@@ -22,7 +22,13 @@ from probes.findings import Verdict
 from probes.release import Selection, probe_release
 from probes.releases.budget import InstallBudget
 from probes.releases.grid import render_html, render_svg
-from probes.releases.history import HISTORY_FILE, is_current, release_entry, save_history
+from probes.releases.history import (
+    HISTORY_FILE,
+    is_current,
+    release_entry,
+    save_history,
+    unavailable_entry,
+)
 from probes.verdict_file import verdict_document, verdict_entry
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
@@ -30,8 +36,17 @@ INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)
 
 
 def to_probe(releases: list[str], document: dict[str, Any]) -> list[str]:
+    """The releases without a current record; a record with a broken finding is retried."""
     recorded = document["releases"]
-    return [v for v in releases if not (v in recorded and is_current(recorded[v]))]
+    return [
+        v
+        for v in releases
+        if not (v in recorded and is_current(recorded[v]) and not _has_broken(recorded[v]))
+    ]
+
+
+def _has_broken(entry: dict[str, Any]) -> bool:
+    return any(f.get("verdict") == "broken" for f in entry["findings"].values())
 
 
 def write_grid(out: Path, document: dict[str, Any]) -> None:
@@ -58,9 +73,17 @@ def sweep(
         for position, version in enumerate(releases):
             following = releases[position + 1] if position + 1 < len(releases) else None
             started = time.monotonic()
-            installed = _finish(upcoming)
+            failure = _finish(upcoming)
             upcoming = prefetcher.submit(install, following) if following else None
-            if installed:
+            if isinstance(failure, InstallError):
+                # npm installed it, but the binary does not run (0.142.1 lacks its platform
+                # package): nobody can use this release, so there is nothing to probe.
+                document["releases"][version] = unavailable_entry(str(failure))
+                save_history(out / HISTORY_FILE, document)
+                write_grid(out, document)
+                say(f"[{position + 1}/{len(releases)}] {version}: not installable: {failure}")
+                continue
+            if failure is None:
                 budget.use(version, protect={following} if following else ())
             run = asyncio.run(
                 probe_release(
@@ -90,12 +113,16 @@ def sweep(
             )
 
 
-def _finish(upcoming: Future[Installation] | None) -> bool:
-    """Wait for a background install; False if it failed (the probe run then says why)."""
+def _finish(upcoming: Future[Installation] | None) -> Exception | None:
+    """Wait for a background install; how it failed, if it did.
+
+    npm failures and unknown versions are left to the probe run, which tries again and
+    reports every finding broken with the reason (a network fault is not a verdict).
+    """
     if upcoming is None:
-        return False
+        return None
     try:
         upcoming.result()
-    except INSTALL_ERRORS:
-        return False
-    return True
+    except INSTALL_ERRORS as error:
+        return error
+    return None

@@ -104,3 +104,21 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
     assert again.returncode == 0, again.stderr
     assert "0 to probe, 3 already recorded by this tool" in again.stdout
     assert moved in again.stdout
+
+
+# npm publishes 0.142.1, but not its platform package: the binary cannot start.
+NOT_INSTALLABLE = "0.142.1"
+
+
+def test_history_records_a_release_whose_codex_cannot_run_as_not_installable(
+    tmp_path: Path,
+) -> None:
+    args = ("history", "--from", NOT_INSTALLABLE, "--to", NOT_INSTALLABLE, "--out", str(tmp_path))
+    done = codex_probe(*args)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    entry = json.loads((tmp_path / "history.json").read_text())["releases"][NOT_INSTALLABLE]
+    assert entry["findings"] == {}
+    assert "Missing optional dependency" in entry["unavailable"]
+    assert f"{NOT_INSTALLABLE}: not installable, nothing to probe" in done.stdout
+    again = codex_probe(*args)
+    assert "0 to probe, 1 already recorded by this tool" in again.stdout

@@ -14,12 +14,16 @@ from probes.releases.grid import change_points, render_html, render_svg, rows
 from probes.releases.history import (
     HistoryError,
     Shard,
+    broken_findings,
     compared,
     is_current,
     load_history,
     merge_histories,
     probe_set,
+    unavailable_entry,
+    unavailable_releases,
 )
+from probes.releases.sweep import to_probe
 from probes.tool import TOOL
 
 
@@ -162,3 +166,24 @@ def test_history_merge_writes_the_joined_history_and_its_grid(tmp_path: Path) ->
     assert list(merged["releases"]) == ["0.1.0", "0.2.0"]
     assert (tmp_path / "all" / "history.html").is_file()
     assert "a: verdict changed in 0.2.0 (last same: 0.1.0): holds -> changed" in done.stdout
+
+
+def test_a_record_with_a_broken_finding_is_probed_again_and_a_current_one_is_not() -> None:
+    document = history(
+        **{
+            "0_1_0": entry("t", a="holds"),
+            "0_2_0": entry("t", a="broken"),
+            "0_3_0": {**entry("t", a="holds"), "tool": "codex-probe 0.0.1"},
+        }
+    )
+    assert to_probe(["0.1.0", "0.2.0", "0.3.0", "0.4.0"], document) == ["0.2.0", "0.3.0", "0.4.0"]
+
+
+def test_a_release_that_cannot_run_is_listed_apart_and_is_neither_broken_nor_missing() -> None:
+    document = history(**{"0_1_0": entry("t", a="holds"), "0_2_0": unavailable_entry("no binary")})
+    assert broken_findings(document) == []
+    assert unavailable_releases(document) == {"0.2.0": "no binary"}
+    assert to_probe(["0.2.0"], document) == []
+    page = render_html(document, "history.svg")
+    assert "<h2>Not installable: nothing to probe</h2>" in page and "no binary" in page
+    assert "not installable: no binary" in render_svg(document)
