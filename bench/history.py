@@ -79,11 +79,11 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="codex-probe-bench-history-"))
     try:
         os.environ[CACHE_ENV] = str(scratch / "warm")
-        for version in releases:  # fills npm's own cache; these installs are thrown away
+        for version in releases:  # fills npm's own cache; each install is thrown away at once
             try:
-                install(version)
+                shutil.rmtree(install(version).root)
             except InstallError as error:  # e.g. 0.142.1: its platform package is missing
-                print(f"{version}: not installable, history records it broken ({error})"[:200])
+                print(f"{version}: not installable ({error})"[:200])
         shutil.rmtree(scratch / "warm")
         timed_cache, out = scratch / "timed", scratch / "history"
         command = [
@@ -104,18 +104,18 @@ def main() -> None:
     rows = [
         {
             "version": version,
-            "seconds": entry["seconds"],
+            "seconds": entry.get("seconds", 0.0),
             "phases_s": entry.get("phases", {}),
             "profile": (entry.get("fake_profile") or {}).get("source"),
+            "unavailable": bool(entry.get("unavailable")),
             "broken": sum(f["verdict"] == "broken" for f in entry["findings"].values()),
         }
         for version, entry in history["releases"].items()
     ]
-    # A release that cannot be installed costs a second and gives no verdict: leave it out
-    # of the rate, so the projection does not flatter the whole history.
-    probed = [row for row in rows if row["profile"] is not None]
-    unprobed_s = sum(row["seconds"] for row in rows if row["profile"] is None)
-    per_release = (wall - unprobed_s) / max(1, len(probed))
+    # A release that cannot run costs a failed install and gives no verdict: count only the
+    # probed ones in the rate (and the whole range at that rate), so nothing is flattered.
+    probed = [row for row in rows if not row["unavailable"]]
+    per_release = wall / max(1, len(probed))
     projected = per_release * len(whole)
     report: dict[str, Any] = {
         "machine": f"{platform.machine()} {os.cpu_count()} cpus, Python "
@@ -123,7 +123,7 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d"),
         "releases": rows,
         "wall_s": round(wall, 1),
-        "not_installable": [row["version"] for row in rows if row["profile"] is None],
+        "not_installable": [row["version"] for row in rows if row["unavailable"]],
         "per_release_s": round(per_release, 2),
         "median_release_s": statistics.median(r["seconds"] for r in probed or rows),
         "peak_cache_gb": round(size.peak / GB, 2),

@@ -18,7 +18,7 @@ from probes.files import write_json
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS, Selection
 from probes.scenarios import SCENARIOS
-from probes.suite.observations import ReleaseRuns
+from probes.suite.release_runs import ReleaseRuns
 from probes.suite.table import render_table
 from probes.verdict_file import verdict_document
 

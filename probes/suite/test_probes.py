@@ -11,7 +11,7 @@ import pytest
 from probes.assumptions import BY_ID
 from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
 from probes.judge import ScenarioOutcome
-from probes.suite.observations import ReleaseRuns
+from probes.suite.release_runs import ReleaseRuns
 from probes.verdict_file import verdict_entry
 
 SPEC = "shared/spec/codex-runtime-instructions-prompt-split.md"
