@@ -1,6 +1,6 @@
 """Wall time per release of `codex-probe history`, against the target for the whole history.
 
-Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--json]
+Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--json] [--keep DIR]
 
 It runs the real command, `codex-probe history`, over COUNT consecutive published
 releases, in a scratch cache, after one untimed install of each into another scratch
@@ -73,6 +73,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="copy the history folder (grid, verdicts) here"
+    )
     args = parser.parse_args()
     whole = published_range(SPEC_CODEX_VERSION, "latest")
     releases = published_range(args.first, "latest")[: args.count]
@@ -99,6 +102,8 @@ def main() -> None:
         if done.returncode not in (0, 3):
             sys.exit(f"bench/history.py: history exited {done.returncode}: {done.stderr[-2000:]}")
         history = json.loads((out / "history.json").read_text())
+        if args.keep is not None:
+            shutil.copytree(out, args.keep, dirs_exist_ok=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     rows = [

@@ -82,8 +82,13 @@ class ColdResumeDeveloper(StrEnum):
 
 
 class Unsubscribe(StrEnum):
-    CLOSES_THREAD = "closes_thread"
+    """What thread/unsubscribe of the last subscriber does to a loaded thread."""
+
+    CLOSES_THREAD = "closes_thread"  # unloaded at once: notLoaded, thread/closed (0.120.0)
+    # Still listed; the next resume unloads it (notLoaded, idle) and resumes it cold (0.171.0).
     STAYS_LISTED_UNTIL_RESUME = "stays_listed_until_resume"
+    # Still loaded: a resume acts on it as on any loaded thread (0.121.0 to 0.134.0).
+    STAYS_LOADED = "stays_loaded"
 
 
 class SteerWhileAnswering(StrEnum):

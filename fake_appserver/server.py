@@ -343,11 +343,13 @@ class FakeAppServer:
             return template
         if thread.active and thread.active.task:
             thread.active.task.cancel()
-        if self.profile.behaviour.unsubscribe.value is Unsubscribe.CLOSES_THREAD:
+        unsubscribe = self.profile.behaviour.unsubscribe.value
+        if unsubscribe is Unsubscribe.CLOSES_THREAD:
             del self.loaded[thread_id]
             self.spawn(self._after(lambda: self._announce_closed(thread_id)))
-        else:
+        elif unsubscribe is Unsubscribe.STAYS_LISTED_UNTIL_RESUME:
             thread.unsubscribed = True
+        # STAYS_LOADED: nothing changes for the thread.
         return template
 
     def _announce_closed(self, thread_id: str) -> None:

@@ -164,6 +164,8 @@ async def errors(run: ScenarioRun) -> None:
         },
         "turn-unloaded",
     )
+    # A thread on disk but not loaded: every release answers it as notLoaded.
+    await run.attempt("thread/read", {"threadId": run.threads["A"]}, "read-unloaded")
     await run.resume("A", "resume", **instructions("V1"))
     await run.steer("A", user("STEER-IDLE"), "steer-idle", expected_turn_id=UNKNOWN_THREAD_ID)
     turn_id = await run.begin_turn("A", user("2"), "turn-2", SLOW_REPLY)

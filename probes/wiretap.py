@@ -46,8 +46,11 @@ class Reply:
     """How the wiretap answers one model request.
 
     `status` other than 200 answers an OpenAI-style error JSON instead of a stream.
-    `delay_s` holds the answer back (before any byte) so a turn stays active, e.g.
-    to steer it; closing the wiretap cuts the delay short.
+    `delay_s` holds the answer back so a turn stays active, e.g. to steer it: the
+    stream opens with `response.created` at once and the rest waits, as when a model has
+    begun to answer (held before any byte, codex 0.163.0 and 0.166.0 dropped or kept
+    the pending answer of a steered turn by chance, 1 run in 12; held after
+    `response.created`, 24 of 24 alike). Closing the wiretap cuts the delay short.
     """
 
     text: str = "ok"
@@ -329,11 +332,8 @@ class Wiretap:
             )
         if captured.is_model_request:
             reply = self._next_reply(captured)
-            if reply.delay_s > 0:
-                # Cut short by close(), so a held-back answer never outlives the wiretap.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._closing.wait(), timeout=reply.delay_s)
             if reply.status != 200:
+                await self._hold(reply)
                 return web.json_response(_error_body(reply.error_message), status=reply.status)
             self.answers[captured.index] = reply.text
             item = assistant_message(f"msg_wiretap_{captured.index}", reply.text)
@@ -377,6 +377,12 @@ class Wiretap:
             self._arrived.notify_all()
         return captured
 
+    async def _hold(self, reply: Reply) -> None:
+        """Wait out a reply's delay; closing the wiretap cuts it short."""
+        if reply.delay_s > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), timeout=reply.delay_s)
+
     def _next_reply(self, captured: CapturedRequest) -> Reply:
         if self._replies:
             return self._replies.popleft()
@@ -406,8 +412,10 @@ class Wiretap:
         )
         try:
             await response.prepare(request)
-            for event in events:
+            for number, event in enumerate(events):
                 await response.write(sse_event(event))
+                if number == 0:  # response.created: the model has begun to answer
+                    await self._hold(reply)
             await response.write_eof()
         except ConnectionResetError:
             # codex dropped the request before the answer was out (0.171 does this

@@ -337,9 +337,25 @@ def unsubscribe(seen: Observed) -> Inferred[Unsubscribe]:
             Unsubscribe.CLOSES_THREAD,
             "resume-unsubscribed unsubscribe: the thread left thread/loaded/list",
         )
-    return Inferred(
-        Unsubscribe.STAYS_LISTED_UNTIL_RESUME,
-        "resume-unsubscribed unsubscribe: the thread stayed in thread/loaded/list",
+    statuses = seen.statuses_from("resume-unsubscribed", "resume", field)
+    if statuses[:1] == ["notLoaded"]:
+        return Inferred(
+            Unsubscribe.STAYS_LISTED_UNTIL_RESUME,
+            "resume-unsubscribed unsubscribe: the thread stayed in thread/loaded/list; the "
+            f"resume after it notified {', '.join(statuses)} (unloaded, then loaded again)",
+        )
+    if not statuses:
+        return Inferred(
+            Unsubscribe.STAYS_LOADED,
+            "resume-unsubscribed unsubscribe: the thread stayed in thread/loaded/list and the "
+            "resume after it notified no status change (the thread never left)",
+        )
+    request = seen.request("resume-unsubscribed", "turn-2", field)
+    raise _gap(
+        field,
+        request,
+        f"after unsubscribe the thread stayed listed; the resume notified {statuses}",
+        "an Unsubscribe value for this resume",
     )
 
 

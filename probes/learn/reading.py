@@ -212,6 +212,23 @@ class Observed:
             and entry.message.get("method") == "turn/started"
         ]
 
+    def statuses_from(self, scenario: str, label: str, field: str) -> list[str]:
+        """The thread statuses notified from step `label` until the next step began, a
+        status repeated back to back once (as the observation's normalization counts it)."""
+        observation = self.observation(scenario, field)
+        step = self.step(scenario, label, field)
+        later = [s.transcript_span[0] for s in observation.steps if s.transcript_span[0] > 0]
+        start = step.transcript_span[0]
+        end = min((begin for begin in later if begin > start), default=None)
+        statuses = [
+            str(entry.message["params"]["status"]["type"])
+            for entry in observation.transcript.entries[start:end]
+            if entry.direction == "recv"
+            and isinstance(entry.message, dict)
+            and entry.message.get("method") == "thread/status/changed"
+        ]
+        return [s for i, s in enumerate(statuses) if i == 0 or statuses[i - 1] != s]
+
     def notifications(self, scenario: str, field: str) -> list[str]:
         """The methods of every notification the scenario received, in order."""
         observation = self.observation(scenario, field)

@@ -78,11 +78,21 @@ def capture(transcripts: Iterable[Transcript]) -> dict[str, Any]:
                 for name, wanted in RESPONSES.items():
                     if method == wanted:
                         templates.setdefault(name, message["result"])
+                _thread_status(message["result"], templates)
             _notification(message, templates)
     if "thread_start" in templates:
         templates["thread"] = templates["thread_start"]["thread"]
     masked: dict[str, Any] = mask(templates)
     return masked
+
+
+def _thread_status(result: Any, templates: dict[str, Any]) -> None:
+    """A status as a response's thread carries it (a read of an unloaded thread: notLoaded,
+    which some releases never notify)."""
+    thread = result.get("thread") if isinstance(result, dict) else None
+    status = thread.get("status") if isinstance(thread, dict) else None
+    if isinstance(status, dict) and "type" in status:
+        templates.setdefault(f"status_{status['type']}", status)
 
 
 def _notification(message: dict[str, Any], templates: dict[str, Any]) -> None:

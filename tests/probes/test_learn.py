@@ -13,10 +13,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from fake_appserver.profile import PROFILES_DIR, available_versions, load_profile
+from fake_appserver.profile import PROFILES_DIR, Unsubscribe, available_versions, load_profile
 from harness.codex import Installation, ensure_schema, install
 from probes.backends import make_backend
 from probes.judge import ScenarioOutcome
+from probes.learn.behaviour import unsubscribe
 from probes.learn.errors import _template
 from probes.learn.profile import learn_profile
 from probes.learn.reading import Inexpressible, Observed
@@ -175,3 +176,24 @@ def test_learning_the_real_release_reproduces_the_checked_in_profile(
     assert without_evidence(learned.document) == without_evidence(checked_in.document)
     assert learned.wire.templates == checked_in.wire.templates
     assert (PROFILES_DIR / f"wire-{version}.json").is_file()
+
+
+def test_an_unsubscribe_that_leaves_the_thread_loaded_is_learned_as_such(
+    tmp_path: Path, installed: list[Installation]
+) -> None:
+    # 0.121.0 to 0.134.0: the thread stays loaded and the next resume is a loaded resume.
+    for name in ("0.171.0.json", "wire-0.171.0.json"):
+        (tmp_path / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    document = json.loads((tmp_path / "0.171.0.json").read_text())
+    document["behaviour"]["unsubscribe"]["value"] = "stays_loaded"
+    (tmp_path / "0.171.0.json").write_text(json.dumps(document))
+    backend = make_backend("fake", "0.171.0", profile=tmp_path / "0.171.0.json")
+
+    async def run() -> dict[str, ScenarioOutcome]:
+        return await run_scenarios(backend, ["resume-unsubscribed"], asyncio.Semaphore(1))
+
+    observation = asyncio.run(run())["resume-unsubscribed"].observation
+    assert observation is not None
+    inferred = unsubscribe(Observed({"resume-unsubscribed": observation}))
+    assert inferred.value is Unsubscribe.STAYS_LOADED
+    assert "notified no status change" in inferred.evidence

@@ -169,6 +169,23 @@ async def test_delayed_reply_holds_the_answer_back_for_the_delay() -> None:
     assert parse_sse(text)[1]["item"]["content"][0]["text"] == "late"
 
 
+async def test_a_held_answer_opens_its_stream_at_once_and_holds_the_rest() -> None:
+    async with (
+        Wiretap([Reply(text="late", delay_s=1.0)]) as tap,
+        aiohttp.ClientSession() as session,
+    ):
+        started = time.monotonic()
+        async with session.post(f"{tap.base_url}/responses", json=MODEL_BODY) as response:
+            first = await response.content.readuntil(b"\n\n")
+            opened = time.monotonic() - started
+            rest = await response.content.read()
+        elapsed = time.monotonic() - started
+    # As a model that has begun to answer: codex sees the stream open, then waits.
+    assert b"response.created" in first and opened < 0.5
+    assert elapsed >= 1.0
+    assert b"response.completed" in rest
+
+
 async def test_closing_the_wiretap_cuts_a_pending_delay_short() -> None:
     tap = Wiretap([Reply(delay_s=60.0)])
     await tap.start()
