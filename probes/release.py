@@ -172,12 +172,14 @@ async def probe_release(
     path = learned.write(learned_dir)
     clock.lap("learn")
     profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
-    fake_backend, profile.problem = _fake_backend(version, path)
+    fake_backend, cannot_start = _fake_backend(version, path)
+    problems = [cannot_start] if cannot_start else []
     if broke:
-        profile.problem = (
+        problems.append(
             f"the profile was learned without scenario(s) {', '.join(broke)}, which broke on "
             "the real codex-cli"
         )
+    profile.problem = "; ".join(problems) or None
     fake = await _run_fake(fake_backend, fake_names, limit, profile.problem)
     run = _judged(version, selection, real, fake, profile)
     run.learned = learned

@@ -157,6 +157,10 @@ def print_result(args: argparse.Namespace, releases: list[str], result: BisectRe
     elif result.no_change:
         value = json.dumps(result.steps[0].value)
         print(f"no change between {releases[0]} and {releases[-1]}: both give {value}")
+        print(
+            "  (bisection compares the ends: a value that changes and changes back in between "
+            "shows only in `codex-probe history`)"
+        )
     elif result.flips:
         print(
             f"the history from {releases[0]} to {releases[-1]} changes more than once, so no "
