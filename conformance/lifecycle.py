@@ -15,6 +15,7 @@ unsubscribe): how those resume is pinned by CONF-RESUME-006, not predicted here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
@@ -115,7 +116,16 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
 
         def run(self, work: Coroutine[Any, Any, T]) -> T:
             # A last-resort deadline over the step; each request has its own.
-            return self.loop.run_until_complete(asyncio.wait_for(work, timeout=config.timeout * 4))
+            step = self.loop.create_task(asyncio.wait_for(work, timeout=config.timeout * 4))
+            try:
+                return self.loop.run_until_complete(step)
+            except KeyboardInterrupt:
+                # Ctrl-C: end the step here, while its home still exists, so teardown
+                # finds nothing half-started (no second error chained to the interrupt).
+                step.cancel()
+                with contextlib.suppress(BaseException):
+                    self.loop.run_until_complete(step)
+                raise
 
         @property
         def s(self) -> CodexSession:

@@ -4,8 +4,12 @@
     fake-codex [--profile VERSION] [--script FILE] app-server [--listen stdio://] [-c key=value ...]
     fake-codex [--profile VERSION] app-server generate-json-schema --out DIR
 
-A program that only knows the binary's command line can still choose the profile and
-script through CODEX_PROBE_FAKE_PROFILE and CODEX_PROBE_FAKE_SCRIPT.
+--profile and --script may also follow `app-server` (as codex takes its global options
+in either place). A program that only knows the binary's command line can still choose
+the profile and script through CODEX_PROBE_FAKE_PROFILE and CODEX_PROBE_FAKE_SCRIPT.
+
+Exit 0 when stdin ends (as codex does), 2 for a usage error, a profile, config or script
+that cannot be used: one line on stderr naming it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from fake_appserver.config import ConfigError, load_config, provider_config
 from fake_appserver.profile import ProfileError, resolve_profile
@@ -25,33 +30,48 @@ from fake_appserver.server import FakeAppServer
 
 PROFILE_ENV = "CODEX_PROBE_FAKE_PROFILE"
 SCRIPT_ENV = "CODEX_PROBE_FAKE_SCRIPT"
+USAGE_ERROR = 2
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """A usage error is one line naming the problem (`--help` shows the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="fake-codex", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--profile",
-        default=os.environ.get(PROFILE_ENV),
-        help="codex-cli version to imitate, or a profile file (VERSION.json, e.g. from "
-        "`codex-probe learn`); default: the default version",
-    )
-    parser.add_argument(
-        "--script",
-        type=Path,
-        default=os.environ.get(SCRIPT_ENV) or None,
-        help="JSON Lines fault script",
-    )
+    _global_options(parser, profile=os.environ.get(PROFILE_ENV), script=_env_script())
     parser.add_argument("--version", action="store_true", help="print the imitated version")
     commands = parser.add_subparsers(dest="command")
     app = commands.add_parser("app-server")
     app.add_argument("--listen", default="stdio://")
     app.add_argument("-c", "--config", action="append", default=[], metavar="key=value")
+    # Given after the subcommand they win; absent there, they leave the earlier ones be.
+    _global_options(app, profile=argparse.SUPPRESS, script=argparse.SUPPRESS)
     tools = app.add_subparsers(dest="tool")
     schema = tools.add_parser("generate-json-schema")
     schema.add_argument("--out", type=Path, required=True)
+    _global_options(schema, profile=argparse.SUPPRESS, script=argparse.SUPPRESS)
     return parser
+
+
+def _env_script() -> Path | None:
+    value = os.environ.get(SCRIPT_ENV)
+    return Path(value) if value else None
+
+
+def _global_options(parser: argparse.ArgumentParser, *, profile: object, script: object) -> None:
+    parser.add_argument(
+        "--profile",
+        default=profile,
+        help="codex-cli version to imitate, or a profile file (VERSION.json, e.g. from "
+        "`codex-probe learn`); default: the default version",
+    )
+    parser.add_argument("--script", type=Path, default=script, help="JSON Lines fault script")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command != "app-server":
             print("fake-codex: only `app-server` and `--version` are imitated", file=sys.stderr)
-            return 2
+            return USAGE_ERROR
         if args.tool == "generate-json-schema":
             return _generate_schema(profile.version, args.out)
         if args.listen != "stdio://":
@@ -71,16 +91,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"fake-codex: only --listen stdio:// is supported, not {args.listen}",
                 file=sys.stderr,
             )
-            return 2
+            return USAGE_ERROR
         if not os.environ.get("CODEX_HOME"):
             print("fake-codex: set CODEX_HOME; the fake never uses ~/.codex", file=sys.stderr)
-            return 2
+            return USAGE_ERROR
         codex_home = Path(os.environ["CODEX_HOME"])
         provider = provider_config(load_config(codex_home, args.config))
         script = load_script(args.script)
     except (ProfileError, ConfigError, ScriptError) as error:
         print(f"fake-codex: {error}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     server = FakeAppServer(profile, provider, codex_home, script)
     return asyncio.run(server.serve())
 

@@ -207,6 +207,7 @@ class Errors(Model, frozen=True):
     thread_not_found: ErrorAnswer  # {thread_id}
     no_active_turn: ErrorAnswer
     wrong_active_turn: ErrorAnswer  # {expected}, {actual}
+    steer_without_expected_turn: ErrorAnswer  # turn/steer lacking expectedTurnId
     turns_before_first_turn: ErrorAnswer  # thread/read includeTurns; {thread_id} if named
     # None where codex never refuses it (behaviour.interrupt_without_turn says what it does).
     no_active_turn_to_interrupt: ErrorAnswer | None

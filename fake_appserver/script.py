@@ -11,17 +11,24 @@ with `#` are skipped), so every error can name its line:
     {"method": "turn/steer", "action": "close_stdout"}
     {"method": "thread/resume", "call": 1, "action": "vanish"}
     {"method": "turn/start", "action": "never_complete"}
+    {"method": "turn/start", "call": 2, "action": "fail_turn"}
+    {"method": "thread/compact/start", "action": "skip_compaction"}
 
 `call` is the 1-based count of that method's requests (omit it for every call).
+`seconds` is a finite number of 0 or more; `exit_code` a whole number from 0 to 255.
 `vanish` deletes the thread named by the request before it is handled, so upstream's
 "not found" answer follows; `never_complete` answers a turn/start but never ends
-the turn.
+the turn; `fail_turn` answers it and ends the turn `failed` without asking the model;
+`skip_compaction` answers a thread/compact/start and completes the compaction turn
+without asking the model or changing the history (the probes must call those broken).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,8 +43,28 @@ ACTIONS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "close_stdout": {},
     "vanish": {},
     "never_complete": {},
+    "fail_turn": {},
+    "skip_compaction": {},
 }
 OPTIONAL = {"call": int, "exit_code": int, "data": object, "text": str}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seconds(value: Any) -> bool:
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value >= 0
+
+
+# Fields whose values are checked beyond their JSON type: the check, and what it wants.
+VALUES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "call": (lambda v: v is None or (_whole(v) and v >= 1), "a positive integer"),
+    "seconds": (_seconds, "a finite number of 0 or more"),
+    "exit_code": (lambda v: _whole(v) and 0 <= v <= 255, "a whole number from 0 to 255"),
+    "text": (lambda v: isinstance(v, str), "a string"),
+}
 
 
 class ScriptError(ValueError):
@@ -100,13 +127,14 @@ def _parse_rule(path: Path, number: int, line: str) -> Rule:
     for name, kind in fields.items():
         if name not in raw:
             raise ScriptError(f"{where}: action {action!r} needs {name!r}")
-        if not isinstance(raw[name], kind) or isinstance(raw[name], bool):
+        if name not in VALUES and (not isinstance(raw[name], kind) or isinstance(raw[name], bool)):
             raise ScriptError(f"{where}: {name!r} has the wrong type ({raw[name]!r})")
     unknown = set(raw) - {"method", "action"} - set(fields) - set(OPTIONAL)
     if unknown:
         raise ScriptError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+    for name, (fits, wanted) in VALUES.items():
+        if name in raw and not fits(raw[name]):
+            raise ScriptError(f"{where}: {name!r} must be {wanted}, got {raw[name]!r}")
     call = raw.get("call")
-    if call is not None and (not isinstance(call, int) or isinstance(call, bool) or call < 1):
-        raise ScriptError(f"{where}: 'call' must be a positive integer, got {call!r}")
     params = {k: v for k, v in raw.items() if k not in ("method", "action", "call")}
     return Rule(method=method, action=action, call=call, params=params, line=number)

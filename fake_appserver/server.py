@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 import sys
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from harness.jsonrpc.framing import (
 
 Handler = Callable[[Any], Awaitable[Any]]
 PARSE_ERROR = -32700
+STDIN_LIMIT = 64 * 1024 * 1024
 
 
 class FakeAppServer:
@@ -80,12 +82,10 @@ class FakeAppServer:
     # ----- the loop --------------------------------------------------------------
 
     async def serve(self) -> int:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        """Answer stdin's requests until it ends; then 0, as codex exits at EOF."""
         async with aiohttp.ClientSession() as session:
             self.session = session
-            while line := await reader.readline():
+            async for line in _stdin_lines():
                 if line.strip():
                     await self._dispatch(line)
             for task in list(self._tasks):
@@ -167,6 +167,12 @@ class FakeAppServer:
             return True
         if action == "never_complete":
             self.turns.never_complete_next = True
+            return True
+        if action == "fail_turn":
+            self.turns.fail_next_turn = True
+            return True
+        if action == "skip_compaction":
+            self.turns.skip_next_compaction = True
             return True
         raise AssertionError(f"unhandled fault action {action}")
 
@@ -379,3 +385,26 @@ class FakeAppServer:
             ],
             "nextCursor": None,
         }
+
+
+async def _stdin_lines() -> AsyncIterator[bytes]:
+    """The lines of stdin until its end.
+
+    A pipe or socket is watched by the event loop. Anything else (/dev/null, a file,
+    a terminal) cannot be, so a thread reads it. No stdin at all is an end at once.
+    """
+    if sys.stdin is None:
+        return
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):
+        return
+    loop = asyncio.get_running_loop()
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        reader = asyncio.StreamReader(limit=STDIN_LIMIT)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while line := await reader.readline():
+            yield line
+        return
+    while line := await loop.run_in_executor(None, sys.stdin.buffer.readline):
+        yield line

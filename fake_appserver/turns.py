@@ -41,6 +41,9 @@ class TurnRunner:
     def __init__(self, server: FakeAppServer) -> None:
         self.server = server
         self.never_complete_next = False
+        # Scripted faults for the next turn / compaction (fake_appserver/script.py).
+        self.fail_next_turn = False
+        self.skip_next_compaction = False
 
     # ----- requests ----------------------------------------------------------------
 
@@ -71,6 +74,8 @@ class TurnRunner:
         return {"turn": self.server.wire.turn(answered, view="notLoaded")}
 
     async def turn_steer(self, params: Any) -> Any:
+        if "expectedTurnId" not in params:  # measured: a required field, refused first
+            raise RequestFailed(*self.server.profile.errors.steer_without_expected_turn.answer())
         thread = self.server.loaded_thread(params)
         active = thread.active
         if active is None:
@@ -256,7 +261,10 @@ class TurnRunner:
         turn, record = active.turn, thread.record
         started = self._begin(thread, turn)
         usage = (0, 0)
+        failing, self.fail_next_turn = self.fail_next_turn, False
         with _turn_outcome(turn):
+            if failing:
+                raise ProviderError("fake-codex: the fault script fails this turn")
             pending = [text]
             while pending:
                 for user_text in pending:
@@ -290,8 +298,11 @@ class TurnRunner:
         wire, server = self.server.wire, self.server
         server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         usage = (0, 0)
+        skipping, self.skip_next_compaction = self.skip_next_compaction, False
         with _turn_outcome(turn):
-            record["history"], record["has_initial_context"], usage = await self._compact(thread)
+            if not skipping:  # scripted: the compaction ends without asking the model
+                compacted = await self._compact(thread)
+                record["history"], record["has_initial_context"], usage = compacted
         # Upstream reports the compaction's token usage before the item completes.
         server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()

@@ -57,6 +57,16 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         {"base_seen_after": True, "developer_seen_after": True},
     ),
     Assumption(
+        "compaction-remote-keeps-instructions",
+        "5.1",
+        "After thread/compact/start on a provider codex compacts remotely (one named "
+        "OpenAI), the next turn's model request still holds both the base and the developer "
+        "instructions of thread/start.",
+        True,
+        "compaction-remote",
+        {"base_seen_after": True, "developer_seen_after": True},
+    ),
+    Assumption(
         "resume-refresh-loaded",
         "5.3",
         "thread/resume with new instruction values on a thread still loaded does not "
@@ -85,7 +95,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         {"new_base_seen": False, "new_developer_seen": False},
     ),
     Assumption(
-        "resume-override-persists",
+        "resume-override-not-durable",
         "5.3",
         "An instruction value given on thread/resume is not durable: after another "
         "restart and a resume without instruction fields, the thread/start values are back.",
@@ -94,7 +104,7 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         {"start_base_back_after_restart": True, "override_base_seen_after_restart": False},
     ),
     Assumption(
-        "resume-empty-developer-clears",
+        "resume-empty-developer-keeps-old",
         "5.3",
         'thread/resume accepts developerInstructions "" but does not clear the developer '
         "instructions the thread already has (the spec measured this on 0.120.0).",
@@ -106,7 +116,8 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         "start-empty-and-omitted",
         "6.2",
         "On thread/start an omitted instruction field behaves exactly like null (codex's "
-        'defaults), so the driver may omit empty values; "" is not the same as omitted.',
+        'defaults), so the driver may omit empty values; an empty baseInstructions "" is '
+        "not the same as an omitted one.",
         True,
         "start-empty",
         {
@@ -168,6 +179,92 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         True,
         "errors",
         {"refused": True, "driver_classification": "other_turn_active"},
+    ),
+    Assumption(
+        "cold-resume-new-developer-waits-for-compaction",
+        "5.3",
+        "After an app-server restart, a new developerInstructions value given on "
+        "thread/resume does not reach the model at once (the history keeps the old one) but "
+        "does after the next compaction, which injects codex's context again (found by "
+        "probing: the spec does not say).",
+        False,
+        "resume-cold",
+        {
+            "old_developer_seen_before_compaction": True,
+            "new_developer_seen_before_compaction": False,
+            "new_developer_seen_after_compaction": True,
+        },
+    ),
+    Assumption(
+        "cold-resume-empty-developer-waits-for-compaction",
+        "5.3",
+        'After an app-server restart, developerInstructions "" given on thread/resume leaves '
+        "the old developer instructions with the model until the next compaction, after "
+        "which there are none (found by probing: the spec does not say).",
+        False,
+        "resume-empty-developer",
+        {
+            "old_developer_seen_before_compaction": True,
+            "developer_seen_after_compaction": False,
+        },
+    ),
+    Assumption(
+        "start-empty-base-removes-default-prompt",
+        "6.2",
+        'thread/start with baseInstructions "" leaves the model with no base instructions at '
+        "all, not codex's default prompt, which is why the driver omits an empty value.",
+        False,
+        "start-empty",
+        {"default_prompt_seen": False, "base_seen": False},
+    ),
+    Assumption(
+        "steer-mid-answer-keeps-reply",
+        "4.6",
+        "A turn/steer that arrives while the model is answering keeps the answer under way: "
+        "the model's reply stays in the history and the steered input follows it.",
+        False,
+        "errors",
+        {"pending_answer_kept": True},
+    ),
+    Assumption(
+        "error-steer-without-expected-turn-id",
+        "4.6",
+        "turn/steer without expectedTurnId is refused as an invalid request (the field is "
+        "required), so the driver must always name the turn it steers.",
+        False,
+        "errors",
+        {"refused": True, "code": -32600},
+    ),
+    Assumption(
+        "interrupt-without-turn-refused",
+        "4.6",
+        "turn/interrupt on a thread with no active turn is answered at once, with a refusal "
+        "(an interrupt racing the end of its turn does not hang).",
+        False,
+        "errors",
+        {"answered_at_once": True, "refused": True},
+    ),
+    Assumption(
+        "turn-start-while-active-joins-turn",
+        "4.6",
+        "turn/start while a turn of the thread is active starts no second turn: its input "
+        "joins the active turn, and the answer names that turn.",
+        False,
+        "errors",
+        {
+            "second_turn_started": False,
+            "input_reached_the_active_turn": True,
+            "answered_with_the_active_turn": True,
+        },
+    ),
+    Assumption(
+        "wire-no-jsonrpc-field-no-error-data",
+        "4.6",
+        'Messages from the app-server carry no "jsonrpc" field and its errors no "data" '
+        "field; a client must not require either.",
+        False,
+        "errors",
+        {"jsonrpc_field_seen": False, "error_data_seen": False},
     ),
     Assumption(
         "cold-resume-without-developer-keeps-it",

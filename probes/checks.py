@@ -154,7 +154,7 @@ def refresh_unsubscribed(obs: Observation) -> tuple[dict[str, Any], list[str]]:
     return observed, evidence
 
 
-@check("resume-override-persists")
+@check("resume-override-not-durable")
 def override_persists(obs: Observation) -> tuple[dict[str, Any], list[str]]:
     overridden, after_restart = _request(obs, "turn-2"), _request(obs, "turn-3")
     return (
@@ -179,7 +179,7 @@ def developer_after_plain_resume(obs: Observation) -> tuple[dict[str, Any], list
     )
 
 
-@check("resume-empty-developer-clears")
+@check("resume-empty-developer-keeps-old")
 def empty_developer(obs: Observation) -> tuple[dict[str, Any], list[str]]:
     loaded, cold, compacted = (_request(obs, label) for label in ("turn-2", "turn-3", "turn-4"))
     accepted = obs.step("resume-loaded").error is None and obs.step("resume-cold").error is None
@@ -194,6 +194,32 @@ def empty_developer(obs: Observation) -> tuple[dict[str, Any], list[str]]:
             _evidence(obs, label, body)
             for label, body in (("turn-2", loaded), ("turn-3", cold), ("turn-4", compacted))
         ],
+    )
+
+
+@check("cold-resume-new-developer-waits-for-compaction")
+def new_developer_waits(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    before, after = _request(obs, "turn-2"), _request(obs, "turn-3")
+    return (
+        {
+            "old_developer_seen_before_compaction": bool(locate(before, "DEV-V1")),
+            "new_developer_seen_before_compaction": bool(locate(before, "DEV-V2")),
+            "new_developer_seen_after_compaction": bool(locate(after, "DEV-V2")),
+            "old_developer_seen_after_compaction": bool(locate(after, "DEV-V1")),
+        },
+        [_evidence(obs, "turn-2", before), _evidence(obs, "turn-3", after)],
+    )
+
+
+@check("cold-resume-empty-developer-waits-for-compaction")
+def empty_developer_waits(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    before, after = _request(obs, "turn-3"), _request(obs, "turn-4")
+    return (
+        {
+            "old_developer_seen_before_compaction": bool(locate(before, "DEV-V1")),
+            "developer_seen_after_compaction": bool(locate(after, "DEV-V1")),
+        },
+        [_evidence(obs, "turn-3", before), _evidence(obs, "turn-4", after)],
     )
 
 
@@ -280,3 +306,105 @@ check("error-resume-malformed-id")(lambda obs: _refusal(obs, "resume-malformed",
 check("error-turn-unloaded-thread")(lambda obs: _refusal(obs, "turn-unloaded", "thread"))
 check("error-steer-no-active-turn")(lambda obs: _refusal(obs, "steer-idle", "steer"))
 check("error-steer-wrong-turn")(lambda obs: _refusal(obs, "steer-wrong", "steer"))
+
+
+@check("start-empty-base-removes-default-prompt")
+def empty_base_removes_default(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    body = _request(obs, "turn-base-empty")
+    normalized = normalize_request(body)
+    return (
+        {
+            "default_prompt_seen": "codex:default_prompt" in str(normalized),
+            "base_seen": bool(locate(body, "BASE-E")),
+        },
+        [_evidence(obs, "turn-base-empty", body)],
+    )
+
+
+@check("steer-mid-answer-keeps-reply")
+def steer_keeps_reply(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    body = _request(obs, "turn-2-done")
+    [steered] = [place for place in locate(body, "USER-STEER-RIGHT") if place.item is not None]
+    assert steered.item is not None
+    before = body["input"][steered.item - 1]
+    return (
+        {
+            "pending_answer_kept": before.get("role") == "assistant",
+            "before_the_steered_input": normalize_request(body)["input"][steered.item - 1],
+        },
+        [_evidence(obs, "turn-2-done", body)],
+    )
+
+
+check("error-steer-without-expected-turn-id")(
+    lambda obs: _refusal(obs, "steer-without-expected", "steer")
+)
+
+
+@check("interrupt-without-turn-refused")
+def interrupt_without_turn(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    step = obs.step("interrupt-idle")
+    silent = step.unanswered_within is not None
+    observed: dict[str, Any] = {
+        "answered_at_once": not silent,
+        "refused": step.error is not None,
+    }
+    if step.error is not None:
+        observed["error"] = step.error
+    said = (
+        f"no answer within {step.unanswered_within:g} s"
+        if silent
+        else f"answered {step.error or step.result!r}"
+    )
+    return observed, [f"{obs.backend} {obs.version} step interrupt-idle: {said}"]
+
+
+@check("turn-start-while-active-joins-turn")
+def turn_start_joins(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    busy, active = obs.step("turn-start-busy"), obs.step("turn-3")
+    answered = ((busy.result or {}).get("turn") or {}).get("id")
+    active_id = ((active.result or {}).get("turn") or {}).get("id")
+    started = _turns_started(obs)
+    last = _request(obs, "turn-3-done")
+    observed = {
+        "refused": busy.error is not None,
+        "second_turn_started": answered != active_id and answered in started,
+        "input_reached_the_active_turn": bool(locate(last, "USER-BUSY")),
+        "answered_with_the_active_turn": answered == active_id,
+    }
+    return observed, [
+        f"{obs.backend} {obs.version} step turn-start-busy: answered turn {answered} "
+        f"(active: {active_id}; turns started: {len(started)})",
+        _evidence(obs, "turn-3-done", last),
+    ]
+
+
+def _turns_started(obs: Observation) -> list[str]:
+    return [
+        str(entry.message["params"]["turn"]["id"])
+        for entry in obs.transcript.entries
+        if entry.direction == "recv"
+        and isinstance(entry.message, dict)
+        and entry.message.get("method") == "turn/started"
+    ]
+
+
+@check("wire-no-jsonrpc-field-no-error-data")
+def wire_fields(obs: Observation) -> tuple[dict[str, Any], list[str]]:
+    received = [
+        entry.message
+        for entry in obs.transcript.entries
+        if entry.direction == "recv" and isinstance(entry.message, dict)
+    ]
+    errors = [m["error"] for m in received if isinstance(m.get("error"), dict)]
+    with_jsonrpc = [m for m in received if "jsonrpc" in m]
+    with_data = [e for e in errors if "data" in e]
+    return (
+        # Counts stay in the evidence: how many messages a run sees varies between runs.
+        {"jsonrpc_field_seen": bool(with_jsonrpc), "error_data_seen": bool(with_data)},
+        [
+            f"{obs.backend} {obs.version} scenario errors: {len(received)} messages received, "
+            f"{len(with_jsonrpc)} with a jsonrpc field; {len(errors)} errors, "
+            f"{len(with_data)} with a data field"
+        ],
+    )

@@ -8,9 +8,12 @@ taking the parsed namespace and returning the exit code.
 from __future__ import annotations
 
 import argparse
+import os
+import select
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import NoReturn
 
 # Order here is the order of `codex-probe --help`.
 COMMAND_MODULES = (
@@ -31,10 +34,22 @@ COMMAND_MODULES = (
 )
 
 USAGE_ERROR = 2
+# What a shell reports for a command ended by SIGPIPE (128 + 13), as `yes | head` is.
+CLOSED_STDOUT = 141
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """A usage error is one line naming the problem (`--help` shows the usage).
+
+    Subcommand parsers are made by this class too (argparse's default for subparsers).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="codex-probe",
         description="Conformance and probe harness for the Codex app-server.",
     )
@@ -45,10 +60,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    exit_code: int = args.handler(args)
+    """Run one subcommand; its exit code.
+
+    A reader that stops reading (`codex-probe compile | head`) ends the command quietly
+    with CLOSED_STDOUT, as SIGPIPE ends other commands, instead of a BrokenPipeError
+    traceback: the rest of the output goes to /dev/null (Python's SIGPIPE advice).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+        exit_code: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        if not _stdout_closed():
+            raise  # another pipe (a server's stdin, say): a fault, not a reader gone
+        _stdout_to_devnull()
+        return CLOSED_STDOUT
     return exit_code
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe or socket nobody reads any more."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _stdout_to_devnull() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

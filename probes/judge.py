@@ -25,6 +25,7 @@ from probes.findings import (
     judge,
 )
 from probes.observation import normalize
+from probes.preconditions import unmet_preconditions
 from probes.scenario import Observation, ScenarioBroken
 
 
@@ -40,8 +41,9 @@ class ScenarioOutcome:
         return str(self.broken) if self.broken is not None else self.reason
 
 
-def reproduce(version: str, finding_id: str) -> str:
-    return f"codex-probe probe --codex {version} --only {finding_id}"
+def reproduce(version: str, finding_id: str, flags: str = "") -> str:
+    """The command that probes just this finding again (`flags`: how the subject was run)."""
+    return f"codex-probe probe --codex {version} --only {finding_id}{flags}"
 
 
 def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> dict[str, Any] | None:
@@ -57,6 +59,8 @@ def judge_assumption(
     version: str,
     outcome: ScenarioOutcome,
     fidelity: dict[str, Any] | None = None,
+    *,
+    reproduce_flags: str = "",
 ) -> Finding:
     finding = Finding(
         assumption.id,
@@ -64,13 +68,18 @@ def judge_assumption(
         Verdict.BROKEN,
         {},
         assumption.expected,
-        reproduce=reproduce(version, assumption.id),
+        reproduce=reproduce(version, assumption.id, reproduce_flags),
         fidelity=fidelity,
     )
     if outcome.observation is None:
         broken = outcome.broken
         finding.evidence = [outcome.failure()] + ([broken.stderr_tail] if broken else [])
         finding.summary = f"{BROKEN_PREFIX} {outcome.failure()}"
+        return finding
+    unmet = unmet_preconditions(outcome.observation)
+    if unmet:
+        finding.evidence = [f"precondition not met: {problem}" for problem in unmet]
+        finding.summary = f"{BROKEN_PREFIX} precondition not met: {'; '.join(unmet)}"
         return finding
     check = CHECKS.get(assumption.id)
     if check is None:

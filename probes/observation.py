@@ -124,6 +124,21 @@ def mask(text: str) -> str:
     return UUID.sub("<id>", text)
 
 
+# Observed values that say where a run happened, not what codex did.
+NOT_COMPARED = ("profile",)
+
+
+def comparable(observed: Any) -> Any:
+    """Observed values as two runs are compared: not where a run happened, no ids."""
+    if isinstance(observed, dict):
+        return {k: comparable(v) for k, v in observed.items() if k not in NOT_COMPARED}
+    if isinstance(observed, list):
+        return [comparable(v) for v in observed]
+    if isinstance(observed, str):
+        return mask(observed)
+    return observed
+
+
 def normalize(observation: Observation) -> dict[str, Any]:
     """The comparable form of an observation: per step, its error (or its silence) and
     model requests, then the sequence of lifecycle notifications."""

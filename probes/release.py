@@ -27,7 +27,7 @@ from probes.assumptions import ASSUMPTIONS, Assumption
 from probes.backends import Backend, BackendError, make_backend
 from probes.findings import FIDELITY_ID_PREFIX, Finding
 from probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
-from probes.learn.profile import LearnedProfile, learn_profile
+from probes.learn.profile import LearnedProfile, LearnError, learn_profile
 from probes.learn.reading import Gap
 from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS
@@ -70,6 +70,41 @@ class Selection:
         """Every scenario a finding asked for reads, in the registry's order."""
         wanted = {a.scenario for a in self.assumptions} | set(self.fidelity)
         return [s for s in SCENARIOS if s in wanted]
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a run's findings are about: the real codex-cli (the point of it all), or the
+    fake under a fault script, to show how findings break or to test a harness change
+    without codex."""
+
+    kind: Literal["real", "fake"] = "real"
+    script: Path | None = None
+    profile: Path | None = None  # the fake's profile file (default: the checked-in one)
+
+    def backend(self, version: str) -> Backend:
+        return make_backend(self.kind, version, script=self.script, profile=self.profile)
+
+    @property
+    def reproduce_flags(self) -> str:
+        if self.kind == "real":
+            return ""
+        flags = " --backend fake"
+        if self.script is not None:
+            flags += f" --fake-script {self.script}"
+        if self.profile is not None:
+            flags += f" --fake-profile {self.profile}"
+        return flags
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "backend": self.kind,
+            "fake_script": None if self.script is None else str(self.script),
+            "fake_profile": None if self.profile is None else str(self.profile),
+        }
+
+
+REAL = Subject()
 
 
 @dataclass
@@ -132,15 +167,25 @@ async def probe_release(
     jobs: int = DEFAULT_JOBS,
     learned_dir: Path,
     always_learn: bool = False,
+    subject: Subject = REAL,
 ) -> ReleaseRun:
-    """Every finding of `selection` on codex-cli `version`; see the module docstring."""
+    """Every finding of `selection` on codex-cli `version`; see the module docstring.
+
+    With a fake `subject` the assumptions are judged on the fake, and nothing is compared
+    with it (the fake against itself says nothing).
+    """
     limit = asyncio.Semaphore(max(1, jobs))
+    if subject.kind == "fake":
+        selection = Selection(selection.assumptions, (), compare_with_fake=False)
+    flags = subject.reproduce_flags
     try:
-        real_backend = make_backend("real", version)
+        real_backend = subject.backend(version)
     except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
         reason = f"codex-cli {version} could not be installed: {error}"
+        if subject.kind == "fake":
+            reason = f"the fake for codex-cli {version} could not start: {error}"
         real = _not_run(selection.scenarios, reason)
-        return _judged(version, selection, real, {}, None)
+        return _judged(version, selection, real, {}, None, flags)
 
     checked_in = None if always_learn else checked_in_path(version)
     learning = selection.compare_with_fake and checked_in is None
@@ -150,7 +195,7 @@ async def probe_release(
     clock = _Clock()
     if not selection.compare_with_fake:
         real = await run_scenarios(real_backend, real_names, limit)
-        run = _judged(version, selection, real, {}, None)
+        run = _judged(version, selection, real, {}, None, flags)
         run.timings = clock.lap("real")
         return run
     if checked_in is not None:
@@ -167,7 +212,12 @@ async def probe_release(
     real = await run_scenarios(real_backend, real_names, limit)
     clock.lap("real")
     observations = {n: o.observation for n, o in real.items() if o.observation is not None}
-    learned = learn_profile(version, observations)
+    try:
+        learned = learn_profile(version, observations)
+    except LearnError as error:
+        profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {error}")
+        fake = _not_run(fake_names, profile.problem or "")
+        return _judged(version, selection, real, fake, profile)
     broke = [n for n, o in real.items() if o.observation is None]
     path = learned.write(learned_dir)
     clock.lap("learn")
@@ -222,6 +272,7 @@ def _judged(
     real: dict[str, ScenarioOutcome],
     fake: dict[str, ScenarioOutcome],
     profile: FakeProfileChoice | None,
+    reproduce_flags: str = "",
 ) -> ReleaseRun:
     findings: dict[str, Finding] = {}
     profile_json = profile.to_json() if profile is not None else {}
@@ -232,7 +283,9 @@ def _judged(
             fidelity = fidelity_of(outcome, fake[assumption.scenario])
             if fidelity is not None:
                 fidelity["profile"] = {"source": profile.source, "path": profile_json["path"]}
-        findings[assumption.id] = judge_assumption(assumption, version, outcome, fidelity)
+        findings[assumption.id] = judge_assumption(
+            assumption, version, outcome, fidelity, reproduce_flags=reproduce_flags
+        )
     for scenario in selection.fidelity:
         findings[fidelity_id(scenario)] = judge_fidelity(
             scenario,

@@ -130,12 +130,22 @@ class ScenarioRun:
     # ----- steps -----------------------------------------------------------------
 
     async def restart(self, *, initialize: bool = True) -> None:
-        """(Re)start the app-server process on the same home (a cold process)."""
+        """(Re)start the app-server process on the same home (a cold process).
+
+        The step records both processes, so a probe can prove the restart happened: the old
+        one has exited and the new one is another process.
+        """
+        before = self.client
         await self.stop()
         self.client = await self.backend.open(
             self.home, transcript=self.transcript, initialize=initialize
         )
-        self.steps.append(StepRecord(name="restart", label=f"restart-{len(self.steps)}", params={}))
+        result: dict[str, Any] = {"pid": self.client.server.pid}
+        if before is not None:
+            result["previous"] = {"pid": before.server.pid, "returncode": before.returncode}
+        self.steps.append(
+            StepRecord(name="restart", label=f"restart-{len(self.steps)}", params={}, result=result)
+        )
 
     async def stop(self) -> None:
         if self.client is not None:

@@ -168,6 +168,11 @@ async def errors(run: ScenarioRun) -> None:
     await run.attempt("thread/read", {"threadId": run.threads["A"]}, "read-unloaded")
     await run.resume("A", "resume", **instructions("V1"))
     await run.steer("A", user("STEER-IDLE"), "steer-idle", expected_turn_id=UNKNOWN_THREAD_ID)
+    await run.attempt(
+        "turn/steer",
+        {"threadId": run.threads["A"], "input": text_input(user("STEER-BARE"))},
+        "steer-without-expected",
+    )
     turn_id = await run.begin_turn("A", user("2"), "turn-2", SLOW_REPLY)
     await run.steer("A", user("STEER-WRONG"), "steer-wrong", expected_turn_id="not-the-turn")
     await run.steer("A", user("STEER-RIGHT"), "steer-right", expected_turn_id=turn_id)

@@ -105,7 +105,9 @@ def test_random_lifecycles_keep_the_protocol_invariants(
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
                 ),
             )
-    except BaseException as error:
+    except (KeyboardInterrupt, SystemExit):
+        raise  # the person stopped the run: there is nothing to reproduce
+    except BaseException as error:  # pytest.fail's Failed is a BaseException too
         error.add_note(
             "Reproduce with: "
             + replay_command(request, codex_backend, state.lifecycle_examples, used)

@@ -2,7 +2,8 @@
 
 Only a `ServerError` is a refusal (the outcome is known); a transport failure never
 is. The answers below were measured on codex-cli 0.171.0 (JSON-RPC code -32600,
-INVALID_REQUEST, for all of them; `data` null):
+INVALID_REQUEST, for all of them; the error object has no `data` key, and no message has a
+`jsonrpc` key, as the probe `wire-no-jsonrpc-field-no-error-data` checks on every release):
 
   thread/resume, unknown id     "no rollout found for thread id <id>"
     (also a thread started in an earlier process that never had a turn)
@@ -12,6 +13,7 @@ INVALID_REQUEST, for all of them; `data` null):
   turn/steer, turn already over        "no active turn to steer"
   turn/steer, another turn active      "expected active turn id `<x>` but found `<y>`"
   turn/steer, review/compact turn      "cannot steer a review turn" / "... compact turn"
+  turn/steer without expectedTurnId    "Invalid request: missing field `expectedTurnId`"
 
 The same code carries unrelated refusals (e.g. "Invalid request: unknown variant
 `bogus` ..." for a bad sandbox), so a match needs the code and the message.

@@ -49,6 +49,19 @@ class SessionResult:
         }
 
 
+class SessionSettleFailed(SettleFailed):
+    """run_session's turns did not end (settle stopped) after the thread was prepared.
+
+    `result` keeps what the session did up to then: the initial record (path, requests,
+    thread id, the delivery of the first message), the turns that completed, the held
+    bodies sent while settling and the process's exit code.
+    """
+
+    def __init__(self, result: SessionResult, cause: Exception) -> None:
+        super().__init__(result.completed_turns, result.later_deliveries, cause)
+        self.result = result
+
+
 async def settle(
     driver: CodexAppServerDriver, thread_id: str, *, timeout: float
 ) -> tuple[list[dict[str, Any]], list[Delivery]]:
@@ -91,7 +104,8 @@ async def run_session(
     """Spawn `binary app-server`, prepare the config's thread, wait for its turns to end.
 
     Raises SandboxConfigError before spawning, PrepareFailed (with its record) when
-    preparing fails, SettleFailed when its turns do not end; the process is ended
+    preparing fails, SessionSettleFailed (a SettleFailed with the session's result so
+    far, the initial record included) when its turns do not end; the process is ended
     either way.
     """
     settings = sandbox_settings(config.permission_mode, config.work_dir)
@@ -102,8 +116,18 @@ async def run_session(
         config_overrides=[settings.config_override],
         transcript=transcript,
     )
+    stopped: SettleFailed | None = None
     async with client:
         driver = CodexAppServerDriver(client, request_timeout=request_timeout)
         initial = await driver.prepare_initial_thread(config)
-        completed, later = await settle(driver, initial.thread_id, timeout=turn_timeout)
-    return SessionResult(initial, completed, later, client.returncode)
+        try:
+            completed, later = await settle(driver, initial.thread_id, timeout=turn_timeout)
+        except SettleFailed as error:
+            stopped = error
+            completed, later = error.completed, error.deliveries
+    result = SessionResult(initial, completed, later, client.returncode)
+    if stopped is not None:
+        # Raised once the process has ended, so the result has its exit code.
+        cause = stopped.__cause__ if isinstance(stopped.__cause__, Exception) else stopped
+        raise SessionSettleFailed(result, cause) from cause
+    return result

@@ -11,6 +11,7 @@ import asyncio
 import atexit
 import contextlib
 import os
+import re
 import signal
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,23 @@ STDERR_TAIL_LINES = 200
 # A single JSON-RPC frame can carry a whole thread with its turns.
 STREAM_LIMIT = 64 * 1024 * 1024
 
+# Terminal escape sequences (codex colours its log lines): CSI (colours, cursor), OSC
+# (titles, links) ended by BEL or ST, and the short ones (ESC, intermediates, a final
+# byte: `ESC ( B`, `ESC 7`). The tail keeps plain text, so timeouts, evidence and
+# summary.md never carry them.
+_ANSI_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+
 _live_groups: set[int] = set()
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without terminal escape sequences (colours and the like)."""
+    return _ANSI_ESCAPE.sub("", text)
 
 
 def _kill_live_groups() -> None:
@@ -80,7 +97,7 @@ class ServerProcess:
     async def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
         while line := await self.process.stderr.readline():
-            self._stderr_tail.append(line.decode("utf-8", "replace").rstrip("\n"))
+            self._stderr_tail.append(strip_ansi(line.decode("utf-8", "replace").rstrip("\n")))
 
     async def shutdown(self, *, grace: float = 2.0, term_grace: float = 2.0) -> int | None:
         """End the process and its group; return its exit code (None if it could not be reaped)."""

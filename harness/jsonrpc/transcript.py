@@ -83,18 +83,41 @@ class Transcript:
         return path
 
 
+ENTRY_KEYS = ("dir", "t", "msg")
+
+
 def read_transcript(path: Path) -> list[TranscriptEntry]:
-    """Load a JSONL transcript; a bad line is an error naming the file and line."""
+    """Load a JSONL transcript; a bad line is a ValueError naming the file, line and problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start})") from None
     entries: list[TranscriptEntry] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            raw = json.loads(line)
-            direction = raw["dir"]
-            if direction not in ("send", "recv", "malformed"):
-                raise ValueError(f"dir must be send, recv or malformed, got {direction!r}")
-            entries.append(TranscriptEntry(direction, float(raw["t"]), raw["msg"]))
-        except (ValueError, KeyError, TypeError) as error:
+            entries.append(_entry(line))
+        except ValueError as error:
             raise ValueError(f"{path}:{number}: not a transcript entry: {error}") from None
     return entries
+
+
+def _entry(line: str) -> TranscriptEntry:
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"a JSON object with {', '.join(ENTRY_KEYS)} expected")
+    missing = [key for key in ENTRY_KEYS if key not in raw]
+    if missing:
+        keys = ", ".join(repr(key) for key in missing)
+        raise ValueError(f"missing key{'s' if len(missing) > 1 else ''} {keys}")
+    direction = raw["dir"]
+    if direction not in ("send", "recv", "malformed"):
+        raise ValueError(f"'dir' must be send, recv or malformed, got {direction!r}")
+    seconds = raw["t"]
+    if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+        raise ValueError(f"'t' must be a number of seconds, got {seconds!r}")
+    return TranscriptEntry(direction, float(seconds), raw["msg"])

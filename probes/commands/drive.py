@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sys
 import tempfile
@@ -34,6 +35,7 @@ from harness.driver import (
     parse_permission_mode,
     run_session,
 )
+from harness.driver.session import SessionSettleFailed
 from harness.jsonrpc import JsonRpcError, Transcript
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
@@ -84,17 +86,39 @@ def register(subparsers: Any) -> None:
         default=Path("reports"),
         help="output folder; the transcript goes under OUT/drive/",
     )
-    parser.add_argument("--turn-timeout", type=float, default=120.0, metavar="SECONDS")
+    parser.add_argument(
+        "--turn-timeout",
+        type=positive_seconds,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long the turns may take to end (default: 120)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=run)
+
+
+def positive_seconds(text: str) -> float:
+    """A finite number of seconds above 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive, finite number of seconds")
+    return value
+
+
+class OutError(ValueError):
+    """--out cannot take the transcript; the message names the path and why."""
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         sources = load_sources(args.sources)
-        # Checked before anything is installed or spawned.
+        # Checked before anything is installed, spawned or written.
         parse_permission_mode(args.permission_mode or sources.agent.permission_mode)
-    except (SourcesError, CompileError, SandboxConfigError) as error:
+        transcript_path = _transcript_target(args.out, _transcript_name(args))
+    except (SourcesError, CompileError, SandboxConfigError, OutError) as error:
         return _usage(error)
     with tempfile.TemporaryDirectory(prefix="codex-probe-drive-") as scratch:
         try:
@@ -104,15 +128,54 @@ def run(args: argparse.Namespace) -> int:
         except (NpmError, InstallError) as error:
             print(f"codex-probe drive: {error}", file=sys.stderr)
             return FAILED
-        return _run_on(binary, sources, args)
+        return _run_on(binary, sources, args, transcript_path)
 
 
-def _run_on(binary: Path, sources: Sources, args: argparse.Namespace) -> int:
-    stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-    name = f"transcript-{args.backend}-{args.codex}-{stamp}.jsonl"
-    transcript_path = (args.out / "drive" / name).resolve()
-    transcript_path.parent.mkdir(parents=True, exist_ok=True)
-    transcript_path.unlink(missing_ok=True)
+def _stamp() -> str:
+    return f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+
+
+def _transcript_name(args: argparse.Namespace) -> str:
+    return f"transcript-{args.backend}-{args.codex}-{_stamp()}.jsonl"
+
+
+def _transcript_target(out: Path, name: str) -> Path:
+    """OUT/drive/NAME, once it is sure it can be written there; nothing is created yet.
+
+    The nearest part of OUT/drive that exists must be a folder, and writable: a folder
+    without any write permission counts as read-only even for root, who could write
+    in it anyway. The transcript itself may replace a file, never a folder.
+    """
+    folder = out / "drive"
+    try:
+        for part in (folder, *folder.parents):
+            if not (part.exists() or part.is_symlink()):
+                continue
+            where = f"--out {out}" if part == out else f"--out {out}: {part}"
+            if not part.is_dir():
+                what = "a file, not a folder" if part.is_file() else "not a folder"
+                raise OutError(f"{where} is {what}")
+            if not _writable(part):
+                raise OutError(f"{where} is a read-only folder")
+            break
+        path = (folder / name).resolve()
+        if path.is_dir():
+            raise OutError(f"--out {out}: the transcript {path} would replace a folder")
+    except OSError as error:  # e.g. a folder on the way that may not be searched
+        raise OutError(f"--out {out}: {error.filename}: {error.strerror}") from None
+    return path
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
+
+
+def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript_path: Path) -> int:
+    try:
+        transcript_path.parent.mkdir(parents=True, exist_ok=True)
+        transcript_path.unlink(missing_ok=True)
+    except OSError as error:  # changed since it was checked
+        return _usage(f"--out {args.out}: cannot write {transcript_path}: {error.strerror}")
     report: dict[str, Any] = {
         "backend": args.backend,
         "codex": args.codex,
@@ -126,6 +189,10 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace) -> int:
         return _usage(error)
     except PrepareFailed as error:
         report.update(error.record.to_json(), error=str(error))
+        _show(report, args.json, failed=True)
+        return FAILED
+    except SessionSettleFailed as error:  # the thread was prepared; its turn did not end
+        report.update(error.result.to_json(), error=str(error))
         _show(report, args.json, failed=True)
         return FAILED
     except (JsonRpcError, DriverError) as error:  # e.g. a turn that never ended
@@ -174,7 +241,7 @@ def _start_config(sources: Sources, args: argparse.Namespace, work_dir: str) -> 
     )
 
 
-def _usage(error: Exception) -> int:
+def _usage(error: Exception | str) -> int:
     print(f"codex-probe drive: {error}", file=sys.stderr)
     return USAGE_ERROR
 

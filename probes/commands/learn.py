@@ -67,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
     release = asyncio.run(
         probe_release(version, selection, jobs=args.jobs, learned_dir=args.out, always_learn=True)
     )
+    if release.learned is None:
+        problem = release.profile.problem if release.profile else "no profile was learned"
+        print(f"codex-probe learn: {problem}", file=sys.stderr)
+        return BROKEN
     report = _report(release, time.monotonic() - started)
     if args.json:
         print(json.dumps(report, indent=2))

@@ -5,22 +5,27 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fake_appserver.profile import ProfileError, load_profile
+from fake_appserver.script import ScriptError, load_script
 from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
 from harness.codex import install as install_codex
 from probes.assumptions import BY_ID
 from probes.commands.options import positive_int
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.release import DEFAULT_JOBS, Selection
+from probes.release import DEFAULT_JOBS
 from probes.scenarios import SCENARIOS
 
 SUITE = Path(__file__).resolve().parents[1] / "suite"
+USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
 NO_VERDICT = 3
+INTERRUPTED = 130
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +34,9 @@ def register(subparsers: Any) -> None:
         help="run the live probes against real codex-cli versions",
         description="Run every probe (or --only some) against each --codex version, on the "
         "real codex-cli and, for fidelity, on the fake; write verdict.json and allure results "
-        "under --out and print the assumption-by-version table.",
+        "under --out and print the assumption-by-version table. Exit 0: every finding asked "
+        "for has a verdict (changed ones included: the gate judges those); 2: usage; 3: a "
+        "finding is broken or missing; 130: interrupted (verdict.json says what is missing).",
     )
     parser.add_argument(
         "--codex",
@@ -55,6 +62,30 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_JOBS,
         help=f"scenarios run at once, real and fake (default {DEFAULT_JOBS})",
     )
+    parser.add_argument(
+        "--repeat",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="probe each release N times; a finding whose verdict or observation differs "
+        "between runs is broken, and verdict.json lists it under flips",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("real", "fake"),
+        default="real",
+        help="what the findings are about: the real codex-cli (default), or the fake, to see "
+        "how findings break under a fault script or to try a harness change without codex",
+    )
+    parser.add_argument(
+        "--fake-script", type=Path, metavar="FILE", help="fault script for --backend fake"
+    )
+    parser.add_argument(
+        "--fake-profile",
+        type=Path,
+        metavar="FILE",
+        help="profile file for --backend fake (default: the version's checked-in one)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -62,21 +93,25 @@ def run(args: argparse.Namespace) -> int:
     known = set(BY_ID) | {f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS}
     unknown = [i for i in args.only if i not in known]
     if unknown:
-        print(
-            f"codex-probe probe: unknown id(s) {', '.join(unknown)}; known: "
-            f"{', '.join(sorted(known))}",
-            file=sys.stderr,
-        )
-        return 2
+        return _usage(f"unknown id(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    if (args.fake_script or args.fake_profile) and args.backend != "fake":
+        return _usage("--fake-script and --fake-profile need --backend fake")
+    try:
+        if args.fake_script is not None:
+            load_script(args.fake_script)
+        if args.fake_profile is not None:
+            load_profile(path=args.fake_profile)
+    except (ScriptError, ProfileError) as error:
+        return _usage(str(error))
     versions = args.codex or [DEFAULT_CODEX_VERSION]
     try:
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error
     except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe probe: {error}", file=sys.stderr)
-        return 2
+        return _usage(str(error))
     out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    if problem := unusable_output(out):
+        return _usage(problem)
     (out / "verdict.json").unlink(missing_ok=True)
     pytest_args = [
         "-c",
@@ -108,34 +143,66 @@ def run(args: argparse.Namespace) -> int:
         pytest_args += ["--only", finding_id]
     if args.no_fidelity:
         pytest_args.append("--no-fidelity")
-    pytest_args += ["--probe-jobs", str(args.jobs)]
+    pytest_args += ["--probe-jobs", str(args.jobs), "--probe-backend", args.backend]
+    pytest_args += ["--probe-repeat", str(args.repeat)]
+    if args.fake_script is not None:
+        pytest_args += ["--probe-fake-script", str(args.fake_script.resolve())]
+    if args.fake_profile is not None:
+        pytest_args += ["--probe-fake-profile", str(args.fake_profile.resolve())]
     status = pytest.main(pytest_args)
     verdict_path = out / "verdict.json"
     if not verdict_path.is_file():
         print(f"codex-probe probe: no verdict was written (pytest exit {status})", file=sys.stderr)
         return NO_VERDICT
     verdict = json.loads(verdict_path.read_text())
-    selection = Selection.of(args.only, fidelity=not args.no_fidelity)
-    found = verdict["versions"]
-    missing = [
-        f"{v}:{i}" for v in versions for i in selection.finding_ids if i not in found.get(v, {})
-    ]
+    missing: list[str] = verdict.get("missing", [])
     broken = [
-        f"{v}:{i}" for v, per in found.items() for i, e in per.items() if e["verdict"] == "broken"
-    ]
+        f"{v}:{i}" for v, per in verdict["versions"].items() for i, e in per.items()
+        if e["verdict"] == "broken"
+    ]  # fmt: skip
+    if status == pytest.ExitCode.INTERRUPTED:
+        print(
+            f"codex-probe probe: interrupted; {verdict_path} is incomplete: "
+            f"{len(missing)} finding(s) did not run",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
     if missing:
         print(
             f"codex-probe probe: {len(missing)} finding(s) asked for have no verdict: "
-            + ", ".join(missing[:10])
-            + (" ..." if len(missing) > 10 else ""),
+            + _some(missing),
             file=sys.stderr,
         )
     if broken:
         print(
             f"codex-probe probe: {len(broken)} finding(s) are broken (no verdict): "
-            + ", ".join(broken[:10])
-            + (" ..." if len(broken) > 10 else ""),
+            + _some(broken),
             file=sys.stderr,
         )
     # Changed assumptions are findings, not failures of the run: the gate judges them.
     return NO_VERDICT if missing or broken else 0
+
+
+def _some(ids: list[str]) -> str:
+    return ", ".join(ids[:10]) + (" ..." if len(ids) > 10 else "")
+
+
+def _usage(problem: str) -> int:
+    print(f"codex-probe probe: {problem}", file=sys.stderr)
+    return USAGE
+
+
+def unusable_output(out: Path) -> str | None:
+    """Why `out` cannot take a verdict (a file, not writable, verdict.json a folder), if so."""
+    if out.exists() and not out.is_dir():
+        return f"--out {out} is a file, not a folder"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as error:
+        return f"--out {out} cannot be written: {error.strerror or error}"
+    for name in ("verdict.json",):
+        if (out / name).is_dir():
+            return f"--out {out}: {out / name} is a folder, not a file"
+    return None

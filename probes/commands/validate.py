@@ -1,4 +1,9 @@
-"""`codex-probe validate VERSION TRANSCRIPT.jsonl`: every schema violation in a transcript."""
+"""`codex-probe validate VERSION TRANSCRIPT.jsonl`: every schema violation in a transcript.
+
+Exit 0 no violation, 1 violations (each listed), 2 usage: a version npm does not
+publish, a transcript that cannot be read or has a line that is not an entry;
+3 the version could not be installed (npm or the install failed), so nothing was checked.
+"""
 
 from __future__ import annotations
 
@@ -18,13 +23,19 @@ from harness.codex import (
 )
 from harness.jsonrpc import read_transcript
 
+VIOLATIONS = 1
+USAGE_ERROR = 2
+NOT_CHECKED = 3
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check a JSON-RPC transcript against a version's schema",
         description="Validate every message of a JSONL transcript (as codex-probe writes them) "
-        "against VERSION's generated schema. Exit 1 listing every violation.",
+        "against VERSION's generated schema. Exit 1 listing every violation, 2 for an "
+        "unpublished VERSION or an unreadable transcript, 3 when VERSION could not be "
+        "installed.",
     )
     parser.add_argument("version")
     parser.add_argument("transcript", type=Path)
@@ -36,14 +47,17 @@ def run(args: argparse.Namespace) -> int:
         entries = read_transcript(args.transcript)
     except (OSError, ValueError) as error:
         print(f"codex-probe validate: {error}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     try:
         validator = MessageValidator(ensure_schema(install(args.version)))
-    except (UnknownVersionError, NpmError, InstallError) as error:
+    except UnknownVersionError as error:
         print(f"codex-probe validate: {error}", file=sys.stderr)
-        return 1
+        return USAGE_ERROR
+    except (NpmError, InstallError) as error:
+        print(f"codex-probe validate: {error}", file=sys.stderr)
+        return NOT_CHECKED
     violations = validate_transcript(validator, entries)
     for violation in violations:
         print(f"{args.transcript}: {violation}")
     print(f"{len(entries)} messages checked, {len(violations)} violations")
-    return 1 if violations else 0
+    return VIOLATIONS if violations else 0

@@ -42,6 +42,7 @@ FIELDS_BY_SCENARIO: dict[str, tuple[str, ...]] = {
         "errors.invalid_thread_id",
         "errors.thread_not_found",
         "errors.no_active_turn",
+        "errors.steer_without_expected_turn",
         "errors.wrong_active_turn",
         "errors.turns_before_first_turn",
         "errors.no_active_turn_to_interrupt",

@@ -108,6 +108,9 @@ ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer | None]] = {
         seen, "errors", "turn-unloaded", "thread_not_found", {_thread_id(seen): "{thread_id}"}
     ),
     "no_active_turn": lambda seen: _template(seen, "errors", "steer-idle", "no_active_turn", {}),
+    "steer_without_expected_turn": lambda seen: _template(
+        seen, "errors", "steer-without-expected", "steer_without_expected_turn", {}
+    ),
     "wrong_active_turn": lambda seen: _template(
         seen,
         "errors",

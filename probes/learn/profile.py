@@ -8,6 +8,7 @@ is reported: a learned profile never approximates silently.
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -23,6 +24,7 @@ from fake_appserver.profile import (
     Measured,
     Profile,
     ProfileDocument,
+    ProfileError,
     Provenance,
     Texts,
     WireDocument,
@@ -64,27 +66,54 @@ class LearnedProfile:
         return path
 
 
+class LearnError(RuntimeError):
+    """A profile cannot be written: a gap needs a kept value and no checked-in one loads."""
+
+
 def nearest_checked_in(version: str) -> Profile:
-    """The checked-in profile closest below `version` (else the lowest above it)."""
+    """The loadable checked-in profile closest below `version` (else the closest above)."""
     versions = available_versions()
-    below = [v for v in versions if version_key(v) <= version_key(version)]
-    return load_profile(below[-1] if below else versions[0])
+    key = version_key(version)
+    order = sorted(versions, key=lambda v: (version_key(v) > key, abs_distance(v, key)))
+    problems = []
+    for candidate in order:
+        try:
+            return load_profile(candidate)
+        except ProfileError as error:  # e.g. the model gained a field it lacks
+            problems.append(str(error))
+    raise LearnError(
+        "an observation could not be learned and no checked-in profile can lend its value: "
+        + "; ".join(problems or ["there is none"])
+    )
+
+
+def abs_distance(version: str, key: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(abs(a - b) for a, b in zip(version_key(version), key, strict=False))
 
 
 def learn_profile(
     version: str, observations: Mapping[str, Observation], *, today: str | None = None
 ) -> LearnedProfile:
-    """The profile of `version` as its real observations (scenario -> observation) show it."""
-    seen = Observed(observations)
-    fallback = nearest_checked_in(version)
-    gaps: list[Gap] = []
+    """The profile of `version` as its real observations (scenario -> observation) show it.
 
-    def attempt(infer: Callable[[Observed], T], kept: T) -> T:
+    Where an entry cannot be learned it keeps the value of the nearest checked-in profile
+    (read only then, so learning works while the checked-in ones lack a new field).
+    """
+    seen = Observed(observations)
+    gaps: list[Gap] = []
+    lent: list[Profile] = []
+
+    def fallback() -> Profile:
+        if not lent:
+            lent.append(nearest_checked_in(version))
+        return lent[0]
+
+    def attempt(infer: Callable[[Observed], T], kept: Callable[[], T]) -> T:
         try:
             return infer(seen)
         except Inexpressible as missing:
             gaps.append(missing.gap)
-            return kept
+            return kept()
 
     behaviour: dict[str, Measured[Any]] = {}
     for name, infer in INFERENCES.items():
@@ -93,19 +122,23 @@ def learn_profile(
         except Inexpressible as missing:
             gaps.append(missing.gap)
             behaviour[name] = Measured(
-                getattr(fallback.behaviour, name).value,
+                getattr(fallback().behaviour, name).value,
                 False,
                 f"not learned: {missing.gap.describe()}; kept the value of profile "
-                f"{fallback.version}",
+                f"{fallback().version}",
             )
         else:
             behaviour[name] = Measured(inferred.value, True, inferred.evidence)
+
+    def kept(part: str, name: str) -> Any:
+        return getattr(getattr(fallback(), part), name)
+
     texts = {
-        name: attempt(infer, getattr(fallback.texts, name))
+        name: attempt(infer, functools.partial(kept, "texts", name))
         for name, infer in TEXT_INFERENCES.items()
     }
     errors = {
-        name: attempt(infer, getattr(fallback.errors, name))
+        name: attempt(infer, functools.partial(kept, "errors", name))
         for name, infer in ERROR_INFERENCES.items()
     }
     wire, wire_gaps = wire_document(
@@ -114,7 +147,7 @@ def learn_profile(
     gaps += wire_gaps
     for gap in wire_gaps:  # keep the fake runnable; the gap says which template is borrowed
         name = gap.field.rsplit(".", 1)[-1]
-        wire.templates[name] = fallback.template(name)
+        wire.templates[name] = fallback().template(name)
     document = ProfileDocument(
         version=version,
         measured=Provenance(

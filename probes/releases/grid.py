@@ -17,7 +17,7 @@ from typing import Any
 from harness.codex.versions import version_key
 from probes.assumptions import ASSUMPTIONS
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.releases.history import compared
+from probes.observation import comparable
 from probes.scenarios import SCENARIOS
 
 COLOURS = {"holds": "#3f9b4f", "changed": "#f0a030", "broken": "#d93a3a", None: "#d0d0d0"}
@@ -74,7 +74,7 @@ def change_points(document: dict[str, Any]) -> list[ChangePoint]:
 
 
 def _differing(old: Any, new: Any) -> str | None:
-    old, new = compared(old), compared(new)
+    old, new = comparable(old), comparable(new)
     if json.dumps(old, sort_keys=True) == json.dumps(new, sort_keys=True):
         return None
     if isinstance(old, dict) and isinstance(new, dict):

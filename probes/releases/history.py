@@ -20,14 +20,11 @@ from harness.codex.versions import version_key
 from probes.assumptions import ASSUMPTIONS
 from probes.files import write_json
 from probes.findings import Verdict
-from probes.observation import mask
 from probes.release import ReleaseRun
 from probes.scenarios import SCENARIOS
 from probes.tool import TOOL
 
 HISTORY_FILE = "history.json"
-# Observed values that say where a run happened, not what codex did.
-NOT_COMPARED = ("profile",)
 
 
 class HistoryError(ValueError):
@@ -158,14 +155,3 @@ def broken_findings(document: dict[str, Any]) -> list[str]:
         for finding_id, finding in entry["findings"].items()
         if finding.get("verdict") == Verdict.BROKEN.value
     ]
-
-
-def compared(observed: Any) -> Any:
-    """The observed values a change is judged on: not where the run happened, no ids."""
-    if isinstance(observed, dict):
-        return {k: compared(v) for k, v in observed.items() if k not in NOT_COMPARED}
-    if isinstance(observed, list):
-        return [compared(v) for v in observed]
-    if isinstance(observed, str):
-        return mask(observed)
-    return observed

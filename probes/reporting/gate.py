@@ -87,6 +87,18 @@ def evaluate(
     result = GateResult(strict=strict)
     required = (required_ids or set()) | report.required_assumptions()
     for version in versions:
+        if not report.complete:
+            # An interrupted run's verdict is no verdict, however much of it holds.
+            absent = [m.split(":", 1)[1] for m in report.missing if m.startswith(f"{version}:")]
+            shown = ", ".join(absent[:5]) + (" ..." if len(absent) > 5 else "")
+            result.reasons.append(
+                Reason(
+                    NO_VERDICT,
+                    version,
+                    "the verdict file is incomplete (the probe run ended early)"
+                    + (f": {len(absent)} finding(s) did not run: {shown}" if absent else ""),
+                )
+            )
         accepted = (baseline or Baseline()).for_version(version)
         findings = report.findings.get(version)
         if findings is None:

@@ -53,6 +53,9 @@ class VerdictReport:
     generated_at: str
     tool: str
     findings: dict[str, dict[str, Finding]]  # version -> assumption id -> finding
+    # False when the run ended before every finding asked for was judged (interrupted).
+    complete: bool = True
+    missing: tuple[str, ...] = ()  # VERSION:ID of each finding asked for and not judged
 
     @property
     def versions(self) -> list[str]:
@@ -98,10 +101,16 @@ def parse_verdicts(document: Any, *, source: str = "verdict.json") -> VerdictRep
             assumption: _finding(entry, version, assumption, f"{source}: {version}/{assumption}")
             for assumption, entry in by_id.items()
         }
+    complete = document.get("complete", True)  # files from before the key was written
+    missing = document.get("missing", [])
+    if not isinstance(complete, bool) or not isinstance(missing, list):
+        raise VerdictFileError(f"{source}: 'complete' must be true or false, 'missing' a list")
     return VerdictReport(
         generated_at=str(document.get("generated_at", "")),
         tool=str(document.get("tool", "")),
         findings=findings,
+        complete=complete,
+        missing=tuple(str(item) for item in missing),
     )
 
 

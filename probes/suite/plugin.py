@@ -13,11 +13,9 @@ from typing import Any
 import pytest
 
 from harness.codex import DEFAULT_CODEX_VERSION
-from probes.assumptions import ASSUMPTIONS
 from probes.files import write_json
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.release import DEFAULT_JOBS, Selection
-from probes.scenarios import SCENARIOS
+from probes.release import DEFAULT_JOBS, Selection, Subject
 from probes.suite.release_runs import ReleaseRuns
 from probes.suite.table import render_table
 from probes.verdict_file import verdict_document
@@ -51,11 +49,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_JOBS,
         help=f"scenarios run at once (default {DEFAULT_JOBS})",
     )
+    group.addoption("--probe-backend", choices=("real", "fake"), default="real")
+    group.addoption("--probe-repeat", type=int, default=1, help="probe each release N times")
+    group.addoption("--probe-fake-script", metavar="FILE", help="fault script of the fake")
+    group.addoption("--probe-fake-profile", metavar="FILE", help="profile file of the fake")
 
 
-def selected_ids(config: pytest.Config) -> set[str] | None:
+def subject(config: pytest.Config) -> Subject:
+    """What the findings are about (the real codex-cli unless --probe-backend fake)."""
+    script, profile = (
+        config.getoption(option) for option in ("--probe-fake-script", "--probe-fake-profile")
+    )
+    return Subject(
+        kind=config.getoption("--probe-backend"),
+        script=Path(script) if script else None,
+        profile=Path(profile) if profile else None,
+    )
+
+
+def selection(config: pytest.Config) -> Selection:
+    """The findings asked for: a fake subject is compared with nothing."""
     only: list[str] = config.getoption("--only")
-    return set(only) if only else None
+    fidelity = not config.getoption("--no-fidelity") and subject(config).kind == "real"
+    return Selection.of(only or None, fidelity=fidelity)
 
 
 def versions(config: pytest.Config) -> list[str]:
@@ -63,36 +79,53 @@ def versions(config: pytest.Config) -> list[str]:
     return chosen or [DEFAULT_CODEX_VERSION]
 
 
+def expected_findings(config: pytest.Config) -> list[str]:
+    """Every finding the run was asked for, as VERSION:ID."""
+    ids = selection(config).finding_ids
+    return [f"{version}:{finding_id}" for version in versions(config) for finding_id in ids]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    only = selected_ids(metafunc.config)
-    chosen = versions(metafunc.config)
+    chosen, asked = versions(metafunc.config), selection(metafunc.config)
     if "assumption_id" in metafunc.fixturenames:
         cases = [
-            pytest.param(a.id, v, id=f"{a.id}[{v}]")
-            for v in chosen
-            for a in ASSUMPTIONS
-            if only is None or a.id in only
+            pytest.param(a.id, v, id=f"{a.id}[{v}]") for v in chosen for a in asked.assumptions
         ]
         metafunc.parametrize(("assumption_id", "codex_version"), cases)
     if "fidelity_scenario" in metafunc.fixturenames:
-        skip = metafunc.config.getoption("--no-fidelity")
         cases = [
             pytest.param(s, v, id=f"{FIDELITY_ID_PREFIX}{s}[{v}]")
             for v in chosen
-            for s in SCENARIOS
-            if not skip and (only is None or f"{FIDELITY_ID_PREFIX}{s}" in only)
+            for s in asked.fidelity
         ]
         metafunc.parametrize(("fidelity_scenario", "codex_version"), cases)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A kind of finding nobody asked for (e.g. fidelity with --no-fidelity) is not a test:
+    deselect pytest's placeholder for an empty parameter set rather than report it skipped."""
+    placeholders = [
+        item
+        for item in items
+        if any(
+            "empty parameter set" in str(mark.kwargs.get("reason", ""))
+            for mark in item.iter_markers("skip")
+        )
+    ]
+    if placeholders:
+        config.hook.pytest_deselected(items=placeholders)
+        items[:] = [item for item in items if item not in placeholders]
+
+
 @pytest.fixture(scope="session")
 def release_runs(pytestconfig: pytest.Config) -> ReleaseRuns:
-    selection = Selection.of(
-        selected_ids(pytestconfig), fidelity=not pytestconfig.getoption("--no-fidelity")
-    )
     out = Path(pytestconfig.getoption("--probe-out"))
     runs = ReleaseRuns(
-        selection, jobs=pytestconfig.getoption("--probe-jobs"), learned_dir=out / "learned"
+        selection(pytestconfig),
+        jobs=pytestconfig.getoption("--probe-jobs"),
+        learned_dir=out / "learned",
+        subject=subject(pytestconfig),
+        repeat=pytestconfig.getoption("--probe-repeat"),
     )
     _session_runs.append(runs)
     return runs
@@ -132,9 +165,29 @@ def fake_profiles() -> dict[str, dict[str, Any]]:
     }
 
 
+def flipped_findings() -> dict[str, dict[str, dict[str, int]]]:
+    """Per version, each finding whose outcome differed between repeats, and how often."""
+    return {
+        version: {finding_id: dict(tally) for finding_id, tally in found.items()}
+        for runs in _session_runs
+        for version, found in runs.flips.items()
+        if found
+    }
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     out = Path(session.config.getoption("--probe-out"))
-    write_json(out / "verdict.json", verdict_document(_session_findings, fake_profiles()))
+    document = verdict_document(_session_findings, fake_profiles())
+    recorded = {f"{v}:{i}" for v, found in _session_findings.items() for i in found}
+    missing = [f for f in expected_findings(session.config) if f not in recorded]
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    # A verdict that lacks a finding asked for says so: the gate takes it for no verdict.
+    document["complete"] = not missing and not interrupted
+    document["missing"] = missing
+    document["subject"] = subject(session.config).to_json()
+    document["repeat"] = session.config.getoption("--probe-repeat")
+    document["flips"] = flipped_findings()
+    write_json(out / "verdict.json", document)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -156,5 +209,17 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             )
         if profile["problem"]:
             terminalreporter.write_line(f"  {profile['problem']}")
+    repeat = config.getoption("--probe-repeat")
+    if repeat > 1:
+        flipped = flipped_findings()
+        terminalreporter.write_line(
+            f"repeated {repeat} times: "
+            + (
+                "no finding differs between runs"
+                if not flipped
+                else f"{sum(len(f) for f in flipped.values())} finding(s) differ between runs "
+                "(broken): " + ", ".join(f"{v}:{i}" for v, f in flipped.items() for i in f)
+            )
+        )
     out = Path(config.getoption("--probe-out")) / "verdict.json"
     terminalreporter.write_line(f"verdict: {out}")

@@ -8,21 +8,50 @@ test asks for it; the tests then report the findings one by one.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from pathlib import Path
 
-from probes.release import ReleaseRun, Selection, probe_release
+from probes.release import ReleaseRun, Selection, Subject, probe_release
+from probes.stability import flips, steady_findings
 
 
 class ReleaseRuns:
-    def __init__(self, selection: Selection, *, jobs: int, learned_dir: Path) -> None:
+    def __init__(
+        self,
+        selection: Selection,
+        *,
+        jobs: int,
+        learned_dir: Path,
+        subject: Subject,
+        repeat: int = 1,
+    ) -> None:
         self.selection = selection
         self.jobs = jobs
         self.learned_dir = learned_dir
+        self.subject = subject
+        self.repeat = repeat
         self.runs: dict[str, ReleaseRun] = {}
+        # Per version, the findings whose outcome differed between the repeats.
+        self.flips: dict[str, dict[str, Counter[str]]] = {}
 
     def get(self, version: str) -> ReleaseRun:
+        """The release probed `repeat` times: the first run, any finding that flipped broken."""
         if version not in self.runs:
-            self.runs[version] = asyncio.run(
-                probe_release(version, self.selection, jobs=self.jobs, learned_dir=self.learned_dir)
-            )
+            repeats = [self._probe(version) for _ in range(self.repeat)]
+            first = repeats[0]
+            runs = [run.findings for run in repeats]
+            self.flips[version] = flips(runs)
+            first.findings = steady_findings(runs)
+            self.runs[version] = first
         return self.runs[version]
+
+    def _probe(self, version: str) -> ReleaseRun:
+        return asyncio.run(
+            probe_release(
+                version,
+                self.selection,
+                jobs=self.jobs,
+                learned_dir=self.learned_dir,
+                subject=self.subject,
+            )
+        )

@@ -106,7 +106,7 @@ async def test_a_never_complete_rule_leaves_the_turn_running(fake: FakeSession) 
         ('{"method": "turn/start", "action": "error", "code": 1}', "needs 'message'"),
         (
             '{"method": "turn/start", "action": "delay", "seconds": "soon"}',
-            "'seconds' has the wrong type",
+            "'seconds' must be a finite number of 0 or more, got 'soon'",
         ),
         (
             '{"method": "turn/start", "action": "hang", "call": 0}',
@@ -128,6 +128,67 @@ def test_a_broken_script_names_file_line_and_problem(
         load_script(script)
     assert str(caught.value).startswith(f"{script}:4: ")
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        (
+            '"action": "delay", "seconds": -1',
+            "'seconds' must be a finite number of 0 or more, got -1",
+        ),
+        (
+            '"action": "delay", "seconds": Infinity',
+            "'seconds' must be a finite number of 0 or more, got inf",
+        ),
+        (
+            '"action": "delay", "seconds": NaN',
+            "'seconds' must be a finite number of 0 or more, got nan",
+        ),
+        (
+            '"action": "delay", "seconds": true',
+            "'seconds' must be a finite number of 0 or more, got True",
+        ),
+        (
+            '"action": "crash", "exit_code": "boom"',
+            "'exit_code' must be a whole number from 0 to 255, got 'boom'",
+        ),
+        (
+            '"action": "crash", "exit_code": 1.5',
+            "'exit_code' must be a whole number from 0 to 255, got 1.5",
+        ),
+        (
+            '"action": "crash", "exit_code": 256',
+            "'exit_code' must be a whole number from 0 to 255, got 256",
+        ),
+        (
+            '"action": "crash", "exit_code": -1',
+            "'exit_code' must be a whole number from 0 to 255, got -1",
+        ),
+    ],
+)
+def test_a_delay_or_exit_code_the_fake_cannot_carry_out_is_refused_on_load_at_its_line(
+    tmp_path: Path,
+    rule: str,
+    problem: str,
+) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text('{"method": "x", "action": "hang"}\n{"method": "turn/start", ' + rule + "}\n")
+    with pytest.raises(ScriptError) as caught:
+        load_script(script)
+    assert str(caught.value) == f"{script}:2: {problem}"
+
+
+def test_delays_of_zero_or_a_fraction_and_exit_codes_0_to_255_are_accepted(tmp_path: Path) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text(
+        '{"method": "a", "action": "delay", "seconds": 0}\n'
+        '{"method": "b", "action": "delay", "seconds": 0.25}\n'
+        '{"method": "c", "action": "crash", "exit_code": 0}\n'
+        '{"method": "d", "action": "crash", "exit_code": 255}\n'
+        '{"method": "e", "action": "crash"}\n'
+    )
+    assert len(load_script(script).rules) == 5
 
 
 async def test_the_fake_refuses_to_start_with_a_broken_script(fake: FakeSession) -> None:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from probes.observation import comparable
 from probes.releases.grid import change_points, render_html, render_svg, rows
 from probes.releases.history import (
     HistoryError,
     Shard,
     broken_findings,
-    compared,
     is_current,
     load_history,
     merge_histories,
@@ -102,7 +102,7 @@ def test_change_points_mark_verdict_changes_and_observed_changes_but_not_ids() -
 def test_ids_in_observed_messages_are_not_changes() -> None:
     one = {"message": "thread not found: 01a2314d-c4cb-7e80-b0c3-de5c25900389"}
     two = {"message": "thread not found: 01a2314e-466b-7bc1-8116-6403a8e4d652"}
-    assert compared(one) == compared(two)
+    assert comparable(one) == comparable(two)
 
 
 def test_the_grid_draws_a_bar_at_a_verdict_change_and_lists_it_on_the_page() -> None:

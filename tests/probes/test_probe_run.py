@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -104,11 +106,19 @@ def test_an_unknown_probe_id_is_a_usage_error_listing_the_known_ones(tmp_path: P
 
 
 def test_scenarios_run_one_at_a_time_still_give_every_finding_once(
-    tmp_path: Path, default_codex: Installation,
+    tmp_path: Path,
+    default_codex: Installation,
 ) -> None:
     ids = ["start-applies-instructions", "error-steer-wrong-turn"]
-    done = probe(tmp_path, "--codex", default_codex.version, "--jobs", "1", "--no-fidelity",
-                 *[arg for i in ids for arg in ("--only", i)])
+    done = probe(
+        tmp_path,
+        "--codex",
+        default_codex.version,
+        "--jobs",
+        "1",
+        "--no-fidelity",
+        *[arg for i in ids for arg in ("--only", i)],
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     findings = json.loads((tmp_path / "verdict.json").read_text())["versions"]
     assert sorted(findings[default_codex.version]) == sorted(ids)
@@ -121,7 +131,8 @@ def test_jobs_below_one_is_a_usage_error_in_one_line(tmp_path: Path) -> None:
 
 
 def test_fidelity_findings_name_the_checked_in_profile_the_fake_ran_on(
-    default_run: Path, default_codex: Installation,
+    default_run: Path,
+    default_codex: Installation,
 ) -> None:
     verdict = json.loads((default_run / "verdict.json").read_text())
     profile = verdict["fake_profiles"][default_codex.version]
@@ -152,3 +163,98 @@ def test_a_release_without_a_checked_in_profile_gets_every_finding_on_a_learned_
     assert verdict["fake_profiles"][UNFITTED_RELEASE]["path"] == str(learned.resolve())
     assert load_profile(path=learned).version == UNFITTED_RELEASE
     assert f"fake profile for {UNFITTED_RELEASE}: learned {learned.resolve()}" in done.stdout
+
+
+def test_a_refused_step_breaks_every_finding_of_its_scenario_and_the_run_exits_3(
+    tmp_path: Path,
+    default_codex: Installation,
+) -> None:
+    script = tmp_path / "refuse.jsonl"
+    script.write_text(
+        json.dumps(
+            {"method": "thread/resume", "action": "error", "code": -32603, "message": "no, says F"}
+        )
+        + "\n"
+    )
+    done = probe(
+        tmp_path / "out",
+        "--codex",
+        default_codex.version,
+        "--backend",
+        "fake",
+        "--fake-script",
+        str(script),
+        "--only",
+        "resume-refresh-cold",
+    )
+    assert done.returncode == 3, done.stdout[-2000:] + done.stderr[-2000:]
+    verdict = json.loads((tmp_path / "out" / "verdict.json").read_text())
+    finding = verdict["versions"][default_codex.version]["resume-refresh-cold"]
+    assert finding["verdict"] == "broken"
+    assert finding["evidence"][0] == (
+        "scenario resume-cold broke: thread/resume was refused: error -32603: no, says F"
+    )
+    assert finding["reproduce"].endswith(f"--backend fake --fake-script {script}")
+    assert verdict["subject"]["backend"] == "fake" and verdict["complete"] is True
+    assert "1 finding(s) are broken (no verdict): " in done.stderr
+
+
+def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
+    tmp_path: Path,
+    default_codex: Installation,
+) -> None:
+    hang = tmp_path / "hang.jsonl"
+    hang.write_text(json.dumps({"method": "turn/start", "action": "never_complete"}) + "\n")
+    out = tmp_path / "out"
+    command = [
+        sys.executable,
+        "-m",
+        "probes.cli",
+        "probe",
+        "--codex",
+        default_codex.version,
+        "--out",
+        str(out),
+        "--backend",
+        "fake",
+        "--fake-script",
+        str(hang),
+        "--jobs",
+        "1",
+    ]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(c for c in children(process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)  # a scenario's fake app-server is up: the run is under way
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err[-2000:]
+    assert "Event loop is closed" not in err and "Reproduce with:" not in err
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["complete"] is False
+    assert f"{default_codex.version}:start-applies-instructions" in verdict["missing"]
+    assert "interrupted;" in err and "did not run" in err
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_an_output_folder_that_is_a_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    done = probe(taken, "--no-fidelity")
+    assert done.returncode == 2
+    assert done.stderr == f"codex-probe probe: --out {taken} is a file, not a folder\n"

@@ -291,3 +291,20 @@ def test_a_probe_run_that_leaves_no_verdict_is_exit_3(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "gate: exit 3: a probe could not give a verdict"
     )
+
+
+def test_an_incomplete_verdict_is_no_verdict_even_if_all_it_holds_holds(
+    make_verdict: MakeVerdict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdict = make_verdict({V: all_hold()})
+    document = json.loads(verdict.read_text())
+    document["complete"] = False
+    document["missing"] = [f"{V}:fake-fidelity-start"]
+    verdict.write_text(json.dumps(document))
+    code, lines = gate(capsys, verdict, "--codex", V)
+    assert code == 3
+    assert any(
+        "the verdict file is incomplete (the probe run ended early): 1 finding(s) did not run: "
+        "fake-fidelity-start" in line
+        for line in lines
+    )

@@ -1,0 +1,149 @@
+"""`fake-codex` on input a real codex takes in its stride: stdin at its end, global options
+after the subcommand; and bad input (a script value it cannot carry out, a usage error)
+as one line on stderr with exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fake_appserver.cli import PROFILE_ENV, SCRIPT_ENV
+
+INITIALIZE = {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(
+        'model_provider = "mock"\n'
+        "[model_providers.mock]\n"
+        'name = "mock"\n'
+        'base_url = "http://127.0.0.1:9/v1"\n'
+    )
+    return home
+
+
+def fake_codex(
+    codex_home: Path, *args: str, stdin: int | Path = subprocess.DEVNULL, shell_prefix: str = ""
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in (PROFILE_ENV, SCRIPT_ENV)}
+    env["CODEX_HOME"] = str(codex_home)
+    argv = [sys.executable, "-m", "fake_appserver", *args]
+    if shell_prefix:  # e.g. `exec <&-`: a stdin that is not open at all
+        argv = ["bash", "-c", f'{shell_prefix}; exec "$@"', "bash", *argv]
+    if isinstance(stdin, Path):
+        with stdin.open("rb") as source:
+            return subprocess.run(
+                argv, stdin=source, capture_output=True, text=True, env=env, timeout=30
+            )
+    return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, env=env, timeout=30)
+
+
+def requests_file(tmp_path: Path, *frames: dict[str, object]) -> Path:
+    path = tmp_path / "requests.jsonl"
+    path.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
+    return path
+
+
+# ----- stdin at its end --------------------------------------------------------------------
+
+
+def test_app_server_with_stdin_at_eof_exits_0_quietly_like_codex(codex_home: Path) -> None:
+    done = fake_codex(codex_home, "app-server")  # stdin is /dev/null
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "")
+
+
+def test_app_server_with_stdin_closed_exits_0_quietly(codex_home: Path) -> None:
+    done = fake_codex(codex_home, "app-server", shell_prefix="exec <&-")
+    assert (done.returncode, done.stderr, done.stdout) == (0, "", "")
+
+
+def test_app_server_reading_requests_from_a_file_answers_them_and_exits_0(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    done = fake_codex(codex_home, "app-server", stdin=requests_file(tmp_path, INITIALIZE))
+    assert (done.returncode, done.stderr) == (0, "")
+    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["id"] == 1 and "fake-codex" in answer["result"]["userAgent"]
+
+
+# ----- global options in either place -----------------------------------------------------
+
+
+def user_agent(done: subprocess.CompletedProcess[str]) -> str:
+    assert done.returncode == 0, done.stderr
+    agent: str = json.loads(done.stdout.splitlines()[0])["result"]["userAgent"]
+    return agent
+
+
+def test_profile_and_script_may_follow_app_server_as_codex_takes_global_options(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text('{"method": "thread/start", "action": "hang"}\n')
+    requests = requests_file(tmp_path, INITIALIZE)
+    done = fake_codex(
+        codex_home, "app-server", "--profile", "0.120.0", "--script", str(script), stdin=requests
+    )
+    assert "/0.120.0 (fake-codex)" in user_agent(done)
+
+
+def test_a_script_given_after_app_server_is_the_one_that_runs(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text('{"method": "initialize", "action": "crash", "exit_code": 7}\n')
+    done = fake_codex(
+        codex_home, "app-server", "--script", str(script), stdin=requests_file(tmp_path, INITIALIZE)
+    )
+    assert done.returncode == 7
+    assert "crashing on initialize (script line 1)" in done.stderr
+
+
+def test_an_option_after_app_server_wins_over_the_same_option_before_it(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    requests = requests_file(tmp_path, INITIALIZE)
+    done = fake_codex(
+        codex_home, "--profile", "0.171.0", "app-server", "--profile", "0.120.0", stdin=requests
+    )
+    assert "/0.120.0 (fake-codex)" in user_agent(done)
+    before_only = fake_codex(codex_home, "--profile", "0.120.0", "app-server", stdin=requests)
+    assert "/0.120.0 (fake-codex)" in user_agent(before_only)
+
+
+# ----- bad input: one line, exit 2 --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ('"action": "delay", "seconds": -1', "'seconds' must be a finite number of 0 or more"),
+        ('"action": "delay", "seconds": Infinity', "'seconds' must be a finite number of 0 or"),
+        ('"action": "crash", "exit_code": "x"', "'exit_code' must be a whole number from 0 to"),
+        ('"action": "crash", "exit_code": 300', "'exit_code' must be a whole number from 0 to"),
+    ],
+)
+def test_a_script_value_the_fake_cannot_carry_out_stops_it_at_start_in_one_line(
+    codex_home: Path, tmp_path: Path, rule: str, problem: str
+) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text('{"method": "initialize", ' + rule + "}\n")
+    requests = requests_file(tmp_path, INITIALIZE)
+    done = fake_codex(codex_home, "app-server", "--script", str(script), stdin=requests)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"fake-codex: {script}:1: {problem}")
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def test_a_usage_error_of_fake_codex_is_one_line(codex_home: Path) -> None:
+    done = fake_codex(codex_home, "app-server", "--listen")
+    assert done.returncode == 2
+    assert done.stderr == "fake-codex app-server: argument --listen: expected one argument\n"
