@@ -1,7 +1,8 @@
 """Backends: the real codex-cli of a version, or the fake imitating it. Same command line.
 
 Every scenario, probe and conformance check runs on a Backend; both start
-`BINARY app-server` with an isolated home, so their observations are comparable.
+`BINARY app-server` with an isolated home, sealed the same way (`harness.codex.seal`, in
+`open_app_server`), so their observations are comparable.
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 codex reads and writes its home (config.toml, sessions/, sqlite state, logs), so
 every scenario gets its own under a temp dir, and the environment handed to codex
 is built from scratch: nothing of the caller's (API keys, CODEX_* variables, proxy
-settings) leaks in, and codex never sees the user's ~/.codex.
+settings) leaks in, and codex never sees the user's ~/.codex. Nor does it see the host's
+/etc/codex or a .git above its working directory: every app-server starts sealed
+(`harness.codex.seal`).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from harness.child_env import CODEX, child_env, search_path
 from probes import toml_writer
 from probes.toml_writer import TomlValue
 
@@ -132,16 +134,20 @@ class IsolatedHome:
     def env(self, path: str | None = None) -> dict[str, str]:
         """The whole environment for codex: built from nothing, never from os.environ.
 
-        Only PATH is taken from the caller (codex's npm launcher needs `node`).
+        Only PATH is taken from the caller (codex's npm launcher needs `node`):
+        `harness.child_env.CODEX`.
         """
-        env = {
-            "PATH": path if path is not None else os.environ.get("PATH", os.defpath),
-            "HOME": str(self.home),
-            "CODEX_HOME": str(self.codex_home),
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "TZ": "UTC",
-        }
+        env = child_env(
+            CODEX,
+            {
+                "PATH": path if path is not None else search_path(),
+                "HOME": str(self.home),
+                "CODEX_HOME": str(self.codex_home),
+                "LANG": "C.UTF-8",
+                "LC_ALL": "C.UTF-8",
+                "TZ": "UTC",
+            },
+        )
         if self.rust_log is not None:
             env["RUST_LOG"] = self.rust_log
         return env

@@ -1,11 +1,18 @@
-"""Start `BINARY app-server` (the real codex or the fake: same command line) and shake hands."""
+"""Start `BINARY app-server` (the real codex or the fake: same command line) and shake hands.
+
+Every app-server starts sealed (`harness.codex.seal`): it cannot see the host's
+`/etc/codex` or a `.git` above its working directory. The fake is started the same way,
+though it reads neither, so both run under the same conditions and stay comparable.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.codex.seal import seal_launch
 from harness.jsonrpc import JsonRpcClient, Transcript
 
 CLIENT_NAME = "codex-probe"
@@ -35,9 +42,11 @@ async def open_app_server(
     Returns the client and the `initialize` result. If the handshake fails the
     process is ended before the error propagates.
     """
-    client = await JsonRpcClient.spawn(
-        app_server_argv(binary, config_overrides), env=env, cwd=cwd, transcript=transcript
+    # The first launch of a process checks what the host allows (a subprocess): not on the loop.
+    argv, _ = await asyncio.to_thread(
+        seal_launch, app_server_argv(binary, config_overrides), cwd=cwd
     )
+    client = await JsonRpcClient.spawn(argv, env=env, cwd=cwd, transcript=transcript)
     if not initialize:
         return client, None
     try:

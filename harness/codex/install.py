@@ -9,12 +9,12 @@ installs of the same version safe; the second waits and then finds it done.
 from __future__ import annotations
 
 import contextlib
-import os
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import child_env
 from harness.codex import npm
 from harness.codex.cache import install_once, is_installed, versions_dir
 from harness.codex.versions import is_release, nearest_versions
@@ -112,12 +112,9 @@ def run_codex_tool(
 ) -> subprocess.CompletedProcess[str]:
     """Run a one-shot codex subcommand in a throwaway home, never the user's ~/.codex."""
     with tempfile.TemporaryDirectory(prefix="codex-probe-tool-") as home:
-        env = {
-            # The npm shim runs node; codex itself needs nothing else from the caller.
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": home,
-            "CODEX_HOME": home,
-        }
+        # The npm shim runs node; codex itself needs nothing else from the caller.
+        own = {"PATH": child_env.search_path(), "HOME": home, "CODEX_HOME": home}
+        env = child_env.child_env(child_env.CODEX, own)
         try:
             done = subprocess.run(
                 [str(binary), *args],

@@ -1,4 +1,8 @@
-"""The npm registry, through the npm client, always under a deadline."""
+"""The npm registry, through the npm client, always under a deadline.
+
+npm gets the caller's npm setup (HOME for ~/.npmrc and its cache, NPM_CONFIG_*, proxies,
+CA files) and no other variable: `harness.child_env.NPM`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from harness import child_env
 from harness.codex.versions import NPM_PACKAGE
 
 NPM_TIMEOUT = 300.0
@@ -35,6 +40,7 @@ def run_npm(args: list[str], *, cwd: Path | None = None, timeout: float = NPM_TI
             timeout=timeout,
             check=False,
             stdin=subprocess.DEVNULL,
+            env=child_env.child_env(child_env.NPM),
         )
     except subprocess.TimeoutExpired:
         raise NpmError(f"`npm {' '.join(args)}` did not finish within {timeout:.0f}s") from None

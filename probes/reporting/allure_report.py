@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.child_env import ALLURE, child_env, search_path
 from probes.reporting.allure_install import AllureInstallation
 from probes.reporting.categories import categories_json
 
@@ -34,8 +35,6 @@ ANALYTICS_TAG = re.compile(
     r"\s*<script async src=\"https://www\.googletagmanager\.com/gtag/js[^\"]*\"></script>"
     r"\s*<script>\s*window\.dataLayer[\s\S]*?</script>"
 )
-# The environment variables Allure may use to name the CI run in the report.
-PASSED_THROUGH_ENV = ("CI", "GITHUB_")
 
 
 class ReportError(RuntimeError):
@@ -107,12 +106,9 @@ def generate_html(
 
 
 def _run_allure(allure: AllureInstallation, args: list[str], *, cwd: Path, timeout: float) -> None:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key == "PATH" or key.startswith(PASSED_THROUGH_ENV)
-    }
-    env["HOME"] = str(cwd)  # nothing of the user's home is read or written
+    # PATH and the names of the CI run Allure shows, never a token: child_env.ALLURE.
+    # Nothing of the user's home is read or written.
+    env = child_env(ALLURE, {"PATH": search_path(), "HOME": str(cwd)})
     try:
         done = subprocess.run(
             [str(allure.binary), *args],

@@ -8,12 +8,12 @@ deadline, after which its whole process group is ended.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+from harness.child_env import BROWSER, child_env, search_path
 from probes.reporting.process_group import end_process_group
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -78,7 +78,7 @@ def _run_headless(args: list[str], *, timeout: float) -> str:
             f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}",
             *args,
         ]
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": profile}
+        env = child_env(BROWSER, {"PATH": search_path(), "HOME": profile})
         process = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

@@ -187,6 +187,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     document["subject"] = subject(session.config).to_json()
     document["repeat"] = session.config.getoption("--probe-repeat")
     document["flips"] = flipped_findings()
+    document["sealing"] = {
+        version: sealing for runs in _session_runs for version, sealing in runs.sealing.items()
+    }
     write_json(out / "verdict.json", document)
 
 

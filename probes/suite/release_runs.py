@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+from harness.codex.seal import describe_sealing
 from probes.release import ReleaseRun, Selection, Subject, probe_release
 from probes.stability import flips, steady_findings
 
@@ -33,6 +35,9 @@ class ReleaseRuns:
         self.runs: dict[str, ReleaseRun] = {}
         # Per version, the findings whose outcome differed between the repeats.
         self.flips: dict[str, dict[str, Counter[str]]] = {}
+        # Per version: were its app-servers sealed from the host's codex config, and if
+        # not, what of it they could see (harness/codex/seal.py).
+        self.sealing: dict[str, dict[str, Any]] = {}
 
     def get(self, version: str) -> ReleaseRun:
         """The release probed `repeat` times: the first run, any finding that flipped broken."""
@@ -43,6 +48,7 @@ class ReleaseRuns:
             self.flips[version] = flips(runs)
             first.findings = steady_findings(runs)
             self.runs[version] = first
+            self.sealing[version] = describe_sealing()
         return self.runs[version]
 
     def _probe(self, version: str) -> ReleaseRun:
