@@ -37,6 +37,7 @@ from harness.driver import (
 )
 from harness.driver.session import SessionSettleFailed
 from harness.jsonrpc import JsonRpcError, Transcript
+from probes.commands.output import output_problem
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
 
@@ -140,34 +141,14 @@ def _transcript_name(args: argparse.Namespace) -> str:
 
 
 def _transcript_target(out: Path, name: str) -> Path:
-    """OUT/drive/NAME, once it is sure it can be written there; nothing is created yet.
-
-    The nearest part of OUT/drive that exists must be a folder, and writable: a folder
-    without any write permission counts as read-only even for root, who could write
-    in it anyway. The transcript itself may replace a file, never a folder.
-    """
-    folder = out / "drive"
-    try:
-        for part in (folder, *folder.parents):
-            if not (part.exists() or part.is_symlink()):
-                continue
-            where = f"--out {out}" if part == out else f"--out {out}: {part}"
-            if not part.is_dir():
-                what = "a file, not a folder" if part.is_file() else "not a folder"
-                raise OutError(f"{where} is {what}")
-            if not _writable(part):
-                raise OutError(f"{where} is a read-only folder")
-            break
-        path = (folder / name).resolve()
-        if path.is_dir():
-            raise OutError(f"--out {out}: the transcript {path} would replace a folder")
-    except OSError as error:  # e.g. a folder on the way that may not be searched
-        raise OutError(f"--out {out}: {error.filename}: {error.strerror}") from None
+    """OUT/drive/NAME, once it is sure it can be written there; nothing is created yet."""
+    problem = output_problem(out, under="drive")
+    if problem is not None:
+        raise OutError(problem)
+    path = (out / "drive" / name).resolve()
+    if path.is_dir():
+        raise OutError(f"--out {out}: the transcript {path} would replace a folder")
     return path
-
-
-def _writable(folder: Path) -> bool:
-    return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
 
 
 def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript_path: Path) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 from harness.codex import NpmError, UnknownVersionError
 from harness.codex.versions import SPEC_CODEX_VERSION
 from probes.commands.options import positive_int
+from probes.commands.output import output_problem
 from probes.release import DEFAULT_JOBS
 from probes.releases.grid import change_points
 from probes.releases.history import (
@@ -89,9 +90,7 @@ def _shard(text: str) -> Shard:
 
 
 def _usable_out(out: Path) -> str | None:
-    if out.exists() and not out.is_dir():
-        return f"--out {out} is a file, not a folder"
-    return None
+    return output_problem(out, "history.json", "history.html", "history.svg")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import msgspec
 
 from harness.codex import InstallError, NpmError, UnknownVersionError, install
 from probes.commands.options import positive_int
+from probes.commands.output import output_problem
 from probes.findings import Verdict
 from probes.learn.attribution import explain
 from probes.observation import normalize
@@ -54,13 +55,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if problem := output_problem(args.out):
+        print(f"codex-probe learn: {problem}", file=sys.stderr)
+        return USAGE
     try:
         version = install(args.version).version
     except (UnknownVersionError, NpmError, InstallError) as error:
         print(f"codex-probe learn: {error}", file=sys.stderr)
-        return USAGE
-    if args.out.exists() and not args.out.is_dir():
-        print(f"codex-probe learn: --out {args.out} is not a folder", file=sys.stderr)
         return USAGE
     selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
     started = time.monotonic()

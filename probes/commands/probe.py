@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, Unknown
 from harness.codex import install as install_codex
 from probes.assumptions import BY_ID
 from probes.commands.options import positive_int
+from probes.commands.output import output_problem
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS
 from probes.scenarios import SCENARIOS
@@ -103,15 +103,16 @@ def run(args: argparse.Namespace) -> int:
             load_profile(path=args.fake_profile)
     except (ScriptError, ProfileError) as error:
         return _usage(str(error))
+    out: Path = args.out
+    if problem := output_problem(out, "verdict.json", "summary.md"):
+        return _usage(problem)
     versions = args.codex or [DEFAULT_CODEX_VERSION]
     try:
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error
     except (UnknownVersionError, NpmError, InstallError) as error:
         return _usage(str(error))
-    out: Path = args.out
-    if problem := unusable_output(out):
-        return _usage(problem)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "verdict.json").unlink(missing_ok=True)
     pytest_args = [
         "-c",
@@ -190,19 +191,3 @@ def _some(ids: list[str]) -> str:
 def _usage(problem: str) -> int:
     print(f"codex-probe probe: {problem}", file=sys.stderr)
     return USAGE
-
-
-def unusable_output(out: Path) -> str | None:
-    """Why `out` cannot take a verdict (a file, not writable, verdict.json a folder), if so."""
-    if out.exists() and not out.is_dir():
-        return f"--out {out} is a file, not a folder"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as error:
-        return f"--out {out} cannot be written: {error.strerror or error}"
-    for name in ("verdict.json",):
-        if (out / name).is_dir():
-            return f"--out {out}: {out / name} is a folder, not a file"
-    return None
