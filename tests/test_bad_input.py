@@ -15,19 +15,9 @@ from harness.codex import NpmError
 from harness.jsonrpc import read_transcript
 from probes.cli import CLOSED_STDOUT, main
 from probes.commands import drive, validate
+from tests.cli import codex_probe
 
 USAGE_ERROR = 2
-
-
-def codex_probe(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
 
 
 def assert_one_line_usage_error(done: subprocess.CompletedProcess[str], line: str) -> None:

@@ -8,27 +8,22 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from probes.assumptions import ASSUMPTIONS
 from probes.scenarios import SCENARIOS
+from tests.cli import codex_probe as run_codex_probe
+
+
+def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
+    return run_codex_probe(*args, timeout=900)
+
 
 pytestmark = pytest.mark.real
 
 BEFORE, MOVED, AFTER = "0.161.0", "0.162.0", "0.162.1"
-
-
-def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
 
 
 def test_bisect_names_the_release_where_the_base_instructions_left_the_instructions_field() -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from probes.releases.history import (
 )
 from probes.releases.sweep import to_probe
 from probes.tool import TOOL
+from tests.cli import codex_probe
 
 
 def entry(probed_at: str, **verdicts: str) -> dict[str, Any]:
@@ -126,16 +125,6 @@ def test_a_history_file_that_is_not_json_is_one_line_naming_it(tmp_path: Path) -
     path.write_text("{ nope")
     with pytest.raises(HistoryError, match=rf"{path}:1: not JSON"):
         load_history(path)
-
-
-def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_history_into_a_file_is_a_usage_error_in_one_line(tmp_path: Path) -> None:

@@ -19,17 +19,12 @@ import pytest
 from probes.reporting.allure_report import ANALYTICS_HOST
 from probes.reporting.browser import dump_dom
 from probes.reporting.history_link import LINK_NAME
+from tests.cli import codex_probe as run_codex_probe
 from tests.reports.conftest import DATA
 
 
 def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_codex_probe(*args, timeout=600)
 
 
 @pytest.fixture(scope="module")
