@@ -8,6 +8,7 @@ that the checks the fault does not touch still pass.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,9 @@ def test_a_turn_that_never_completes_fails_the_turn_order_check_by_its_deadline(
     assert run.returncode == 1, run.output
     assert run.outcome("CONF-TURN-002") == "failed", run.output
     assert "NotificationTimeout" in run.message("CONF-TURN-002")
-    assert "turn/completed did not arrive within 3.00s" in run.message("CONF-TURN-002")
+    # The deadline is 3 s; the elapsed time it reports is measured, so a loaded machine
+    # reads 3.02 s as well as 3.00 s.
+    assert re.search(r"turn/completed did not arrive within 3\.\d\ds", run.message("CONF-TURN-002"))
     assert run.outcome("CONF-TURN-001") == "passed", run.output
     assert run.outcome("CONF-THREAD-START-001") == "passed", run.output
 
