@@ -47,8 +47,16 @@ def probe(session: nox.Session, codex: str) -> None:
     install_project(session)
     out = f"reports/{codex}"
     # 3 = a probe broke: the report is still written, and the gate says what that means.
-    session.run("codex-probe", "probe", "--codex", codex, "--out", out, *session.posargs,
-                success_codes=[0, 3])
+    session.run(
+        "codex-probe",
+        "probe",
+        "--codex",
+        codex,
+        "--out",
+        out,
+        *session.posargs,
+        success_codes=[0, 3],
+    )
     session.run("codex-probe", "report", "--out", out)
 
 

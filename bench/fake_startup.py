@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fake_appserver.launcher import write_launcher  # noqa: E402
-from harness.codex import DEFAULT_CODEX_VERSION, install  # noqa: E402
 from harness.codex.appserver import open_app_server  # noqa: E402
+from harness.codex.install import install  # noqa: E402
+from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from probes.homes import IsolatedHome  # noqa: E402
 from probes.wiretap import Wiretap  # noqa: E402
 

@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.codex import InstallError, install  # noqa: E402
 from harness.codex.cache import CACHE_ENV  # noqa: E402
+from harness.codex.install import InstallError, install  # noqa: E402
 from harness.codex.installs import tree_size  # noqa: E402
 from harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
 from probes.release import DEFAULT_JOBS  # noqa: E402

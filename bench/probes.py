@@ -36,8 +36,8 @@ from typing import Any, cast
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.codex import DEFAULT_CODEX_VERSION  # noqa: E402
 from harness.codex.appserver import app_server_argv  # noqa: E402
+from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from probes.assumptions import ASSUMPTIONS  # noqa: E402
 from probes.backends import make_backend  # noqa: E402
 from probes.homes import IsolatedHome  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.jsonrpc import JsonRpcClient  # noqa: E402
+from harness.jsonrpc.client import JsonRpcClient  # noqa: E402
 
 PEER = ROOT / "tests" / "transport" / "peer.py"
 

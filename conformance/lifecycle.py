@@ -41,7 +41,7 @@ from conformance.shapes import (
     matches,
 )
 from conformance.wire import WireLog
-from harness.jsonrpc import ServerError
+from harness.jsonrpc.errors import ServerError
 from probes.backends import Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap

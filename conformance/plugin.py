@@ -33,8 +33,8 @@ from conformance.session import DEFAULT_TIMEOUT, CodexSession, Holds, Target
 from conformance.state import ConformanceState, state_key, state_of
 from conformance.wire import WireLog
 from fake_appserver.profile import ProfileError, load_profile
-from harness.codex import DEFAULT_MATRIX
-from harness.jsonrpc import JsonRpcClient
+from harness.codex.versions import DEFAULT_MATRIX
+from harness.jsonrpc.client import JsonRpcClient
 from probes.backends import BACKEND_KINDS, Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap

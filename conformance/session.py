@@ -14,7 +14,9 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.jsonrpc import JsonRpcClient, Notification, Transcript
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.framing import Notification
+from harness.jsonrpc.transcript import Transcript
 from probes.backends import Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap

@@ -13,7 +13,7 @@ from conformance.baseline import Baseline
 from conformance.registry import Check
 from conformance.session import Target
 from conformance.wire import WireLog
-from harness.codex import schema_hash
+from harness.codex.schema import schema_hash
 from probes.backends import Backend, make_backend
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness.codex import MessageValidator, Violation, validate_transcript
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator, Violation
 from harness.jsonrpc.transcript import TranscriptEntry
 
 Side = str  # "server" | "client"

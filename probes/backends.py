@@ -14,10 +14,12 @@ from typing import Literal
 
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, checked_in_path, load_profile
-from harness.codex import ensure_schema, install
 from harness.codex.appserver import open_app_server
 from harness.codex.cache import cache_root
-from harness.jsonrpc import JsonRpcClient, Transcript
+from harness.codex.install import install
+from harness.codex.schema import ensure_schema
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import IsolatedHome
 
 BackendKind = Literal["real", "fake"]

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.driver.refusals import steer_refusal, thread_refusal
-from harness.jsonrpc import ServerError
+from harness.jsonrpc.errors import ServerError
 from probes.observation import Location, locate, normalize_request
 from probes.scenario import Observation
 

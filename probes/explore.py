@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION, open_app_server
-from harness.jsonrpc import JsonRpcClient, ServerError, Transcript, TransportError
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.errors import ServerError, TransportError
 from harness.jsonrpc.process import STDERR_TAIL_LINES
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import OPENAI_PROVIDER_NAME, IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fake_appserver.profile import checked_in_path
-from harness.codex import InstallError, NpmError, UnknownVersionError
+from harness.codex.install import InstallError, UnknownVersionError
+from harness.codex.npm import NpmError
 from probes.assumptions import ASSUMPTIONS, Assumption
 from probes.backends import Backend, BackendError, make_backend
 from probes.findings import FIDELITY_ID_PREFIX, Finding

@@ -16,14 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.jsonrpc import (
-    JsonRpcClient,
-    JsonRpcError,
-    RequestTimeout,
-    ServerError,
-    Transcript,
-    TransportError,
-)
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.errors import JsonRpcError, RequestTimeout, ServerError, TransportError
+from harness.jsonrpc.transcript import Transcript
 from probes.backends import Backend
 from probes.homes import IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap

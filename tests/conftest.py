@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, Installation, ensure_schema, install
+from harness.codex.install import Installation, install
+from harness.codex.schema import ensure_schema
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 
 
 @pytest.fixture(scope="session")

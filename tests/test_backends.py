@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, Installation
+from harness.codex.install import Installation
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.backends import BackendError, make_backend
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
@@ -16,7 +17,9 @@ pytestmark = pytest.mark.real
 
 @pytest.mark.parametrize("kind", ["real", "fake"])
 async def test_both_backends_start_an_initialized_app_server_on_an_isolated_home(
-    kind: str, tmp_path: Path, default_codex: Installation,
+    kind: str,
+    tmp_path: Path,
+    default_codex: Installation,
 ) -> None:
     backend = make_backend(kind, DEFAULT_CODEX_VERSION)
     assert backend.label == f"{kind}-{DEFAULT_CODEX_VERSION}"
@@ -29,7 +32,8 @@ async def test_both_backends_start_an_initialized_app_server_on_an_isolated_home
 
 
 def test_an_unknown_backend_or_a_script_on_the_real_one_is_refused(
-    tmp_path: Path, default_codex: Installation,
+    tmp_path: Path,
+    default_codex: Installation,
 ) -> None:
     with pytest.raises(BackendError, match="unknown backend 'docker'"):
         make_backend("docker", DEFAULT_CODEX_VERSION)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import NpmError
-from harness.jsonrpc import read_transcript
+from harness.codex.npm import NpmError
+from harness.jsonrpc.transcript import read_transcript
 from probes.cli import CLOSED_STDOUT, main
 from probes.commands import drive, validate
 from tests.cli import codex_probe

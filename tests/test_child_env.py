@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from harness import child_env
-from harness.codex import DEFAULT_CODEX_VERSION, Installation
-from harness.codex.install import run_codex_tool
+from harness.codex.install import Installation, run_codex_tool
 from harness.codex.npm import run_npm
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.backends import make_backend
 from probes.homes import IsolatedHome
 from probes.reporting.allure_install import install_allure

@@ -16,7 +16,7 @@ from conformance.shapes import (
     expect_refusal,
     matches,
 )
-from harness.jsonrpc import ServerError
+from harness.jsonrpc.errors import ServerError
 
 pytestmark = pytest.mark.asyncio
 

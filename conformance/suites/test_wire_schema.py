@@ -15,7 +15,7 @@ import pytest
 from conformance.marks import check
 from conformance.session import CodexSession, Target
 from conformance.wire import LoggedTranscript, WireLog, findings, report, validator_for
-from harness.jsonrpc import JsonRpcError
+from harness.jsonrpc.errors import JsonRpcError
 
 pytestmark = pytest.mark.asyncio
 

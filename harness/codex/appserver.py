@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.codex.seal import seal_launch
-from harness.jsonrpc import JsonRpcClient, Transcript
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.transcript import Transcript
 
 CLIENT_NAME = "codex-probe"
 CLIENT_VERSION = "0.1.0"

@@ -35,79 +35,157 @@ class BlockSpec:
 # Table 3.2, the sections of `buildStartPrompt()`.
 START_PROMPT_SECTIONS: tuple[BlockSpec, ...] = (
     BlockSpec(
-        "platform.identity", "3.2 start #1",
+        "platform.identity",
+        "3.2 start #1",
         'Identity line: You are "name", an AI agent in AgentTeam.',
-        SourceText.IDENTITY_LINE, Slot.BASE, 1000,
+        SourceText.IDENTITY_LINE,
+        Slot.BASE,
+        1000,
     ),
     BlockSpec(
-        "platform.who_you_are", "3.2 start #2", "## Who you are — persistent agent",
-        SourceText.WHO_YOU_ARE, Slot.BASE, 2000,
+        "platform.who_you_are",
+        "3.2 start #2",
+        "## Who you are — persistent agent",
+        SourceText.WHO_YOU_ARE,
+        Slot.BASE,
+        2000,
     ),
     # Row #3, the skill doc, is split section by section: see SKILL_DOC_SECTIONS.
     BlockSpec(
-        "platform.workspace_memory", "3.2 start #4", "## Workspace & Memory",
-        SourceText.WORKSPACE_MEMORY, Slot.BASE, 4000,
+        "platform.workspace_memory",
+        "3.2 start #4",
+        "## Workspace & Memory",
+        SourceText.WORKSPACE_MEMORY,
+        Slot.BASE,
+        4000,
     ),
     BlockSpec(
-        "platform.capabilities", "3.2 start #5", "## Capabilities",
-        SourceText.CAPABILITIES, Slot.BASE, 5000,
+        "platform.capabilities",
+        "3.2 start #5",
+        "## Capabilities",
+        SourceText.CAPABILITIES,
+        Slot.BASE,
+        5000,
     ),
     # Section 3.4: AGENTS.md goes whole into developerInstructions, whatever its size.
     BlockSpec(
-        "developer.agents_md", "3.2 start #6, 3.4", "## Agent instructions — AGENTS.md",
-        SourceText.AGENTS_MD, Slot.DEVELOPER, 6000,
-        heading="## Agent instructions", verbatim=True,
+        "developer.agents_md",
+        "3.2 start #6, 3.4",
+        "## Agent instructions — AGENTS.md",
+        SourceText.AGENTS_MD,
+        Slot.DEVELOPER,
+        6000,
+        heading="## Agent instructions",
+        verbatim=True,
     ),
     BlockSpec(
-        "developer.initial_role", "3.2 start #7", "## Initial role — agent description",
-        SourceText.AGENT_DESCRIPTION, Slot.DEVELOPER, 7000,
-        heading="## Initial role", verbatim=True,
+        "developer.initial_role",
+        "3.2 start #7",
+        "## Initial role — agent description",
+        SourceText.AGENT_DESCRIPTION,
+        Slot.DEVELOPER,
+        7000,
+        heading="## Initial role",
+        verbatim=True,
     ),
     BlockSpec(
-        "turn.current_message", "3.2 start #8", "## Current message",
-        SourceText.CURRENT_MESSAGE, Slot.TURN, 8000,
-        heading="## Current message", verbatim=True,
+        "turn.current_message",
+        "3.2 start #8",
+        "## Current message",
+        SourceText.CURRENT_MESSAGE,
+        Slot.TURN,
+        8000,
+        heading="## Current message",
+        verbatim=True,
     ),
 )
 
 # Table 3.2, the content of the resume path (`buildResumePrompt()`): all dynamic input.
 # Notices come first, then the event's own text, then the message (row #8 above).
 RESUME_PATH_CONTENT: tuple[BlockSpec, ...] = (
-    BlockSpec("event.wake", "3.2 resume: Wake prompt", "Wake prompt",
-              SourceText.WAKE, Slot.TURN, 7700),
-    BlockSpec("event.unread", "3.2 resume: Unread prompt", "Unread prompt",
-              SourceText.UNREAD, Slot.TURN, 7700),
-    BlockSpec("event.idle", "3.2 resume: Idle prompt", "Idle prompt",
-              SourceText.IDLE, Slot.TURN, 7700),
-    BlockSpec("notice.identity", "3.2 resume: Identity notice", "Identity notice",
-              SourceText.IDENTITY_NOTICE, Slot.TURN, 7500),
-    BlockSpec("notice.memory_resume", "3.2 resume: Memory resume reminder",
-              "Memory resume reminder", SourceText.MEMORY_RESUME_REMINDER, Slot.TURN, 7600),
+    BlockSpec(
+        "event.wake", "3.2 resume: Wake prompt", "Wake prompt", SourceText.WAKE, Slot.TURN, 7700
+    ),
+    BlockSpec(
+        "event.unread",
+        "3.2 resume: Unread prompt",
+        "Unread prompt",
+        SourceText.UNREAD,
+        Slot.TURN,
+        7700,
+    ),
+    BlockSpec(
+        "event.idle", "3.2 resume: Idle prompt", "Idle prompt", SourceText.IDLE, Slot.TURN, 7700
+    ),
+    BlockSpec(
+        "notice.identity",
+        "3.2 resume: Identity notice",
+        "Identity notice",
+        SourceText.IDENTITY_NOTICE,
+        Slot.TURN,
+        7500,
+    ),
+    BlockSpec(
+        "notice.memory_resume",
+        "3.2 resume: Memory resume reminder",
+        "Memory resume reminder",
+        SourceText.MEMORY_RESUME_REMINDER,
+        Slot.TURN,
+        7600,
+    ),
 )
 
 # Section 4.4: what baseInstructions holds besides the rows of table 3.2.
 BASE_ADDITIONS: tuple[BlockSpec, ...] = (
-    BlockSpec("platform.runtime_guidance", "4.4 baseInstructions", "runtime guidance",
-              SourceText.RUNTIME_GUIDANCE, Slot.BASE, 5100),
-    BlockSpec("workspace.identity_md", "4.4 baseInstructions", "IDENTITY.md",
-              SourceText.WORKSPACE_IDENTITY, Slot.BASE, 5200,
-              heading="## Workspace identity (IDENTITY.md)", verbatim=True),
+    BlockSpec(
+        "platform.runtime_guidance",
+        "4.4 baseInstructions",
+        "runtime guidance",
+        SourceText.RUNTIME_GUIDANCE,
+        Slot.BASE,
+        5100,
+    ),
+    BlockSpec(
+        "workspace.identity_md",
+        "4.4 baseInstructions",
+        "IDENTITY.md",
+        SourceText.WORKSPACE_IDENTITY,
+        Slot.BASE,
+        5200,
+        heading="## Workspace identity (IDENTITY.md)",
+        verbatim=True,
+    ),
 )
 
 # Section 4.4: the daemon reference is a reference block, like the skill doc's reference.
 REFERENCE_ADDITIONS: tuple[BlockSpec, ...] = (
-    BlockSpec("platform.daemon_reference", "4.4 reference blocks", "daemon reference",
-              SourceText.DAEMON_REFERENCE, Slot.REFERENCE, 3900),
+    BlockSpec(
+        "platform.daemon_reference",
+        "4.4 reference blocks",
+        "daemon reference",
+        SourceText.DAEMON_REFERENCE,
+        Slot.REFERENCE,
+        3900,
+    ),
 )
 
 # Section 4.5: the deferred-continuation text is dynamic input like the wake text.
 TURN_ADDITIONS: tuple[BlockSpec, ...] = (
-    BlockSpec("event.deferred_continuation", "4.5 ResumePrompt: deferred text",
-              "deferred continuation text", SourceText.DEFERRED_CONTINUATION, Slot.TURN, 7700),
+    BlockSpec(
+        "event.deferred_continuation",
+        "4.5 ResumePrompt: deferred text",
+        "deferred continuation text",
+        SourceText.DEFERRED_CONTINUATION,
+        Slot.TURN,
+        7700,
+    ),
 )
 
 ALL_BLOCK_SPECS: tuple[BlockSpec, ...] = (
-    START_PROMPT_SECTIONS + RESUME_PATH_CONTENT + BASE_ADDITIONS + REFERENCE_ADDITIONS
+    START_PROMPT_SECTIONS
+    + RESUME_PATH_CONTENT
+    + BASE_ADDITIONS
+    + REFERENCE_ADDITIONS
     + TURN_ADDITIONS
 )
 BLOCK_SPECS_BY_ID: Mapping[str, BlockSpec] = {spec.block_id: spec for spec in ALL_BLOCK_SPECS}
@@ -128,34 +206,49 @@ class SkillSectionRule:
 # Section 3.3, the split of the channel skill doc: first the core invariants, then the
 # reference manual, each in the spec's order.
 SKILL_DOC_SECTIONS: tuple[SkillSectionRule, ...] = (
-    SkillSectionRule("Communication — MCP tools ONLY", SkillPart.CORE,
-                     "Communication — MCP tools ONLY (heading + CRITICAL RULES)"),
+    SkillSectionRule(
+        "Communication — MCP tools ONLY",
+        SkillPart.CORE,
+        "Communication — MCP tools ONLY (heading + CRITICAL RULES)",
+    ),
     SkillSectionRule("Startup sequence", SkillPart.CORE, "Startup sequence"),
     SkillSectionRule("Task boards — core rules", SkillPart.CORE, "Task boards — core rules"),
     SkillSectionRule("Communication style", SkillPart.CORE, "Communication style"),
     SkillSectionRule("Conversation etiquette", SkillPart.CORE, "Conversation etiquette"),
     SkillSectionRule("Message delivery", SkillPart.CORE, "Message Delivery — core rules"),
     SkillSectionRule("Local workspace memory", SkillPart.CORE, "Local workspace memory"),
-    SkillSectionRule("Communication — tool list", SkillPart.REFERENCE,
-                     "Communication — tool list"),
-    SkillSectionRule("Messaging — message format", SkillPart.REFERENCE,
-                     "Messaging — message format examples"),
-    SkillSectionRule("Sending messages — syntax", SkillPart.REFERENCE,
-                     "Sending messages — syntax examples"),
+    SkillSectionRule("Communication — tool list", SkillPart.REFERENCE, "Communication — tool list"),
+    SkillSectionRule(
+        "Messaging — message format", SkillPart.REFERENCE, "Messaging — message format examples"
+    ),
+    SkillSectionRule(
+        "Sending messages — syntax", SkillPart.REFERENCE, "Sending messages — syntax examples"
+    ),
     SkillSectionRule("Threads", SkillPart.REFERENCE, "Threads — details"),
-    SkillSectionRule("Discovering people and channel scopes", SkillPart.REFERENCE,
-                     "Discovering people and channel scopes"),
+    SkillSectionRule(
+        "Discovering people and channel scopes",
+        SkillPart.REFERENCE,
+        "Discovering people and channel scopes",
+    ),
     SkillSectionRule("Channel awareness", SkillPart.REFERENCE, "Channel awareness"),
-    SkillSectionRule("Reading history — syntax", SkillPart.REFERENCE,
-                     "Reading history — syntax examples"),
-    SkillSectionRule("Task boards — protocol", SkillPart.REFERENCE,
-                     "Task boards — detailed protocol"),
+    SkillSectionRule(
+        "Reading history — syntax", SkillPart.REFERENCE, "Reading history — syntax examples"
+    ),
+    SkillSectionRule(
+        "Task boards — protocol", SkillPart.REFERENCE, "Task boards — detailed protocol"
+    ),
     SkillSectionRule("@Mentions", SkillPart.REFERENCE, "@Mentions — details"),
-    SkillSectionRule("Broadcast and task-notify protocol", SkillPart.REFERENCE,
-                     "Broadcast and task-notify protocol"),
+    SkillSectionRule(
+        "Broadcast and task-notify protocol",
+        SkillPart.REFERENCE,
+        "Broadcast and task-notify protocol",
+    ),
     SkillSectionRule("Formatting — No HTML", SkillPart.REFERENCE, "Formatting — No HTML"),
-    SkillSectionRule("Formatting — URLs in non-English text", SkillPart.REFERENCE,
-                     "Formatting — URLs in non-English text"),
+    SkillSectionRule(
+        "Formatting — URLs in non-English text",
+        SkillPart.REFERENCE,
+        "Formatting — URLs in non-English text",
+    ),
 )
 SKILL_RULES_BY_HEADING: Mapping[str, SkillSectionRule] = {
     rule.heading: rule for rule in SKILL_DOC_SECTIONS
@@ -178,13 +271,21 @@ SKILL_PART_FIRST_ORDER: Mapping[SkillPart, int] = {
 EVENT_TURN_BLOCKS: Mapping[LifecycleEvent, tuple[str, ...]] = {
     LifecycleEvent.FRESH_START: ("turn.current_message",),
     LifecycleEvent.WAKE: (
-        "notice.identity", "notice.memory_resume", "event.wake", "turn.current_message",
+        "notice.identity",
+        "notice.memory_resume",
+        "event.wake",
+        "turn.current_message",
     ),
     LifecycleEvent.RESUME: (
-        "notice.identity", "notice.memory_resume", "event.unread", "turn.current_message",
+        "notice.identity",
+        "notice.memory_resume",
+        "event.unread",
+        "turn.current_message",
     ),
     LifecycleEvent.DEFERRED_CONTINUATION: (
-        "notice.identity", "notice.memory_resume", "event.deferred_continuation",
+        "notice.identity",
+        "notice.memory_resume",
+        "event.deferred_continuation",
         "turn.current_message",
     ),
     LifecycleEvent.IDLE: ("notice.identity", "event.idle"),

@@ -52,7 +52,10 @@ def compile_thread_contract(sources: Sources) -> RuntimeInputEnvelope:
 
 
 def compile_turn_context(
-    sources: Sources, event: LifecycleEvent | str, *, message: str = "",
+    sources: Sources,
+    event: LifecycleEvent | str,
+    *,
+    message: str = "",
 ) -> RuntimeInputEnvelope:
     """The `turn_context` envelope of a lifecycle event: reference and turn blocks."""
     lifecycle_event = parse_event(event)
@@ -69,7 +72,9 @@ def compile_turn_context(
         *_skill_blocks(sources, reference_slots),
     ]
     return RuntimeInputEnvelope(
-        kind=EnvelopeKind.TURN_CONTEXT, event=lifecycle_event.value, blocks=tuple(blocks),
+        kind=EnvelopeKind.TURN_CONTEXT,
+        event=lifecycle_event.value,
+        blocks=tuple(blocks),
     )
 
 
@@ -79,7 +84,10 @@ def render_platform_text(text: str, agent_name: str) -> str:
 
 
 def _spec_blocks(
-    sources: Sources, specs: list[BlockSpec], *, message: str = "",
+    sources: Sources,
+    specs: list[BlockSpec],
+    *,
+    message: str = "",
 ) -> Iterator[Block]:
     for spec in specs:
         raw = message if spec.source is SourceText.CURRENT_MESSAGE else sources.text(spec.source)
@@ -91,8 +99,12 @@ def _spec_blocks(
         if spec.heading:
             body = spec.heading + BLOCK_SEPARATOR + body
         yield Block(
-            block_id=spec.block_id, slot=spec.slot, order=spec.order, text=body,
-            source=spec.source.value, spec_row=spec.spec_row,
+            block_id=spec.block_id,
+            slot=spec.slot,
+            order=spec.order,
+            text=body,
+            source=spec.source.value,
+            spec_row=spec.spec_row,
         )
 
 

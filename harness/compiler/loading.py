@@ -45,8 +45,7 @@ SOURCE_FILES: tuple[SourceFile, ...] = (
     SourceFile(SourceText.UNREAD, "event_unread.md", required=True),
     # Non-empty by construction: an idle resume still sends a turn (spec 4.7).
     SourceFile(SourceText.IDLE, "event_idle.md", required=True),
-    SourceFile(SourceText.DEFERRED_CONTINUATION, "event_deferred_continuation.md",
-               required=True),
+    SourceFile(SourceText.DEFERRED_CONTINUATION, "event_deferred_continuation.md", required=True),
     SourceFile(SourceText.WORKSPACE_IDENTITY, "IDENTITY.md", required=False),
     SourceFile(SourceText.AGENTS_MD, "AGENTS.md", required=False),
 )
@@ -140,7 +139,9 @@ def _parse_agent_config(root: Traversable) -> AgentConfig:
     if not isinstance(permission_mode, str) or not permission_mode.strip():
         raise SourcesError(f"{where}: 'permission_mode' must be a non-empty string")
     return AgentConfig(
-        name=name.strip(), description=description.strip(), permission_mode=permission_mode.strip(),
+        name=name.strip(),
+        description=description.strip(),
+        permission_mode=permission_mode.strip(),
     )
 
 

@@ -29,7 +29,8 @@ def thread_contract_fingerprint(sources: Sources) -> str:
     """The fingerprint of the instructions these sources compile to, for every runtime."""
     contract = compile_thread_contract(sources)
     return instruction_fingerprint(
-        contract.slot_text(Slot.BASE), contract.slot_text(Slot.DEVELOPER),
+        contract.slot_text(Slot.BASE),
+        contract.slot_text(Slot.DEVELOPER),
     )
 
 

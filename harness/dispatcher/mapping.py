@@ -84,4 +84,3 @@ def build_start_config(
         fresh_prompt=turn.text(),
         resume_prompt=resume_prompt,
     )
-

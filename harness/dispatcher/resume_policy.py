@@ -49,7 +49,10 @@ class ResumeDecision:
 
 
 def validate_session_resume(
-    record: SessionRecord | None, *, runtime: Runtime | str, fingerprint: str,
+    record: SessionRecord | None,
+    *,
+    runtime: Runtime | str,
+    fingerprint: str,
 ) -> ResumeDecision:
     """Keep the stored session id, or clear it and say why."""
     if record is None or not record.session_id.strip():
@@ -57,23 +60,27 @@ def validate_session_resume(
     current_policy = runtime_policy(runtime)
     if record.runtime_policy != current_policy:
         return ResumeDecision(
-            "", ResumeReason.RUNTIME_POLICY_MISMATCH,
+            "",
+            ResumeReason.RUNTIME_POLICY_MISMATCH,
             f"session was created under runtime policy {record.runtime_policy!r}, "
             f"current policy is {current_policy!r}: fresh thread",
         )
     if not record.instruction_fingerprint.strip():
         return ResumeDecision(
-            "", ResumeReason.LEGACY_WITHOUT_FINGERPRINT,
+            "",
+            ResumeReason.LEGACY_WITHOUT_FINGERPRINT,
             "session has no instruction fingerprint (created before the prompt split): "
             "fresh thread",
         )
     if not fingerprints_match(record.instruction_fingerprint, fingerprint):
         return ResumeDecision(
-            "", ResumeReason.FINGERPRINT_CHANGED,
+            "",
+            ResumeReason.FINGERPRINT_CHANGED,
             f"instructions changed: stored fingerprint {record.instruction_fingerprint} "
             f"differs from current {fingerprint}: fresh thread",
         )
     return ResumeDecision(
-        record.session_id.strip(), ResumeReason.KEPT,
+        record.session_id.strip(),
+        ResumeReason.KEPT,
         "same runtime policy and instruction fingerprint: resume",
     )

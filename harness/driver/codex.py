@@ -44,7 +44,9 @@ from harness.driver.refusals import (
     thread_refusal,
 )
 from harness.driver.sandbox import sandbox_settings
-from harness.jsonrpc import JsonRpcClient, Notification, ServerError, TransportError
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.errors import ServerError, TransportError
+from harness.jsonrpc.framing import Notification
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from harness.jsonrpc import ServerError
+from harness.jsonrpc.errors import ServerError
 
 INVALID_REQUEST = -32600
 

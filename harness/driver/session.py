@@ -23,7 +23,8 @@ from harness.driver.records import (
     SettleFailed,
 )
 from harness.driver.sandbox import sandbox_settings
-from harness.jsonrpc import Transcript, TransportError
+from harness.jsonrpc.errors import TransportError
+from harness.jsonrpc.transcript import Transcript
 
 DEFAULT_TURN_TIMEOUT = 120.0
 

@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.codex import InstallError, NpmError, UnknownVersionError
+from harness.codex.install import InstallError, UnknownVersionError
+from harness.codex.npm import NpmError
 from probes.assumptions import BY_ID
 from probes.commands.options import positive_int
 from probes.findings import Verdict

@@ -22,8 +22,10 @@ from typing import Any
 
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, load_profile
-from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
-from harness.codex import install as install_codex
+from harness.codex.install import InstallError, UnknownVersionError
+from harness.codex.install import install as install_codex
+from harness.codex.npm import NpmError
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from harness.compiler import CompileError, LifecycleEvent, Sources, SourcesError, load_sources
 from harness.dispatcher import StartConfig, build_start_config
 from harness.driver import (
@@ -36,7 +38,8 @@ from harness.driver import (
     run_session,
 )
 from harness.driver.session import SessionSettleFailed
-from harness.jsonrpc import JsonRpcError, Transcript
+from harness.jsonrpc.errors import JsonRpcError
+from harness.jsonrpc.transcript import Transcript
 from probes.commands.output import output_problem
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex import DEFAULT_MATRIX
+from harness.codex.versions import DEFAULT_MATRIX
 from probes.assumptions import ASSUMPTIONS
 from probes.reporting.baseline import Baseline, BaselineError, load_baseline
 from probes.reporting.gate import NO_VERDICT, USAGE, evaluate

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex import NpmError, UnknownVersionError
+from harness.codex.install import UnknownVersionError
+from harness.codex.npm import NpmError
 from harness.codex.versions import SPEC_CODEX_VERSION
 from probes.commands.options import positive_int
 from probes.commands.output import output_problem

@@ -7,7 +7,9 @@ import json
 import sys
 from typing import Any
 
-from harness.codex import InstallError, NpmError, UnknownVersionError, ensure_schema, install
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
+from harness.codex.schema import ensure_schema
 
 
 def register(subparsers: Any) -> None:

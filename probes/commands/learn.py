@@ -12,7 +12,8 @@ from typing import Any
 
 import msgspec
 
-from harness.codex import InstallError, NpmError, UnknownVersionError, install
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
 from probes.commands.options import positive_int
 from probes.commands.output import output_problem
 from probes.findings import Verdict

@@ -12,8 +12,10 @@ import pytest
 
 from fake_appserver.profile import ProfileError, load_profile
 from fake_appserver.script import ScriptError, load_script
-from harness.codex import DEFAULT_CODEX_VERSION, InstallError, NpmError, UnknownVersionError
-from harness.codex import install as install_codex
+from harness.codex.install import InstallError, UnknownVersionError
+from harness.codex.install import install as install_codex
+from harness.codex.npm import NpmError
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
 from probes.commands.options import positive_int
 from probes.commands.output import output_problem

@@ -8,7 +8,7 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
-from harness.codex import NpmError
+from harness.codex.npm import NpmError
 from probes.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from probes.reporting.allure_report import ReportError, generate_html, require_results
 from probes.reporting.browser import BrowserError, screenshot

@@ -7,15 +7,10 @@ import json
 import sys
 from typing import Any
 
-from harness.codex import (
-    InstallError,
-    MessageValidator,
-    NpmError,
-    UnknownVersionError,
-    ensure_schema,
-    install,
-    schema_hash,
-)
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
+from harness.codex.schema import ensure_schema, schema_hash
+from harness.codex.validator import MessageValidator
 
 
 def register(subparsers: Any) -> None:

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex import InstallError, NpmError, UnknownVersionError, ensure_schema, install
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
+from harness.codex.schema import ensure_schema
 from probes.reporting.schema_allure import write_schema_results
 from probes.reporting.schema_diff import diff_schemas
 from probes.reporting.schema_diff_text import render_text

@@ -13,18 +13,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness.codex import (
-    DEFAULT_CODEX_VERSION,
-    InstallError,
-    MessageValidator,
-    NpmError,
-    UnknownVersionError,
-    ensure_schema,
-    install,
-    validate_transcript,
-)
 from harness.codex.appserver import open_app_server
-from harness.jsonrpc import JsonRpcError, Transcript
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
+from harness.codex.schema import ensure_schema
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator
+from harness.codex.versions import DEFAULT_CODEX_VERSION
+from harness.jsonrpc.errors import JsonRpcError
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
 

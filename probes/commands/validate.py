@@ -12,16 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex import (
-    InstallError,
-    MessageValidator,
-    NpmError,
-    UnknownVersionError,
-    ensure_schema,
-    install,
-    validate_transcript,
-)
-from harness.jsonrpc import read_transcript
+from harness.codex.install import InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
+from harness.codex.schema import ensure_schema
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator
+from harness.jsonrpc.transcript import read_transcript
 
 VIOLATIONS = 1
 USAGE_ERROR = 2

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
-from harness.jsonrpc import Transcript
+from harness.jsonrpc.transcript import Transcript
 from probes.learn.reading import Gap
 
 # (template name, method whose response holds it)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from harness.codex import Installation, install
+from harness.codex.install import Installation, install
 from harness.codex.installs import list_installs, remove_install
 
 

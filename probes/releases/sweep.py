@@ -15,8 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from harness.codex import InstallError, NpmError, UnknownVersionError, install
-from harness.codex.install import Installation
+from harness.codex.install import Installation, InstallError, UnknownVersionError, install
+from harness.codex.npm import NpmError
 from probes.files import write_json, write_text_atomically
 from probes.findings import Verdict
 from probes.release import Selection, probe_release

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.files import write_json
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS, Selection, Subject

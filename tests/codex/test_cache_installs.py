@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import Installation, install, installed
 from harness.codex.cache import MARKER, lock_path
-from harness.codex.install import LAST_USED
+from harness.codex.install import LAST_USED, Installation, install, installed
 from harness.codex.installs import CachedInstall, list_installs, prune_installs
 from tests.fake_installs import CODEX_SHIM, DAY, NOW, fake_install
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import Installation
+from harness.codex.install import Installation
 
 pytestmark = pytest.mark.real
 
@@ -17,7 +17,10 @@ pytestmark = pytest.mark.real
 def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "probes.cli", *args],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -40,12 +43,16 @@ def test_install_of_an_unpublished_version_exits_non_zero_with_one_line() -> Non
 
 
 def test_validate_lists_every_violation_and_exits_one(
-    default_codex: Installation, tmp_path: Path,
+    default_codex: Installation,
+    tmp_path: Path,
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     lines = [
-        {"dir": "send", "t": 0.0, "msg": {"id": 1, "method": "thread/start",
-                                          "params": {"baseInstructions": 7}}},
+        {
+            "dir": "send",
+            "t": 0.0,
+            "msg": {"id": 1, "method": "thread/start", "params": {"baseInstructions": 7}},
+        },
         {"dir": "recv", "t": 0.1, "msg": {"id": 1, "result": {"thread": []}}},
         {"dir": "recv", "t": 0.2, "msg": {"method": "thread/teleported", "params": {}}},
     ]
@@ -59,7 +66,8 @@ def test_validate_lists_every_violation_and_exits_one(
 
 
 def test_validate_names_the_line_of_a_broken_transcript(
-    default_codex: Installation, tmp_path: Path,
+    default_codex: Installation,
+    tmp_path: Path,
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"dir": "send", "t": 0, "msg": {}}\nnot json\n')

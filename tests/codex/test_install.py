@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import Installation, NpmError, UnknownVersionError, install, installed, npm
-from harness.codex.install import binary_version, resolve_version
+from harness.codex import npm
+from harness.codex.install import (
+    Installation,
+    UnknownVersionError,
+    binary_version,
+    install,
+    installed,
+    resolve_version,
+)
+from harness.codex.npm import NpmError
 
 pytestmark = pytest.mark.real
 
@@ -79,7 +87,7 @@ def test_two_processes_installing_the_same_version_at_once_both_get_one_installa
     default_codex: Installation,
 ) -> None:
     script = (
-        "import json, sys; from pathlib import Path; from harness.codex import install;"
+        "import json, sys; from pathlib import Path; from harness.codex.install import install;"
         "i = install(sys.argv[1], root=Path(sys.argv[2]));"
         "print(json.dumps({'root': str(i.root)}))"
     )

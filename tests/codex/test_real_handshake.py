@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harness.codex import Installation, MessageValidator, ensure_schema, validate_transcript
 from harness.codex.appserver import open_app_server
-from harness.jsonrpc import ServerError, Transcript
+from harness.codex.install import Installation
+from harness.codex.schema import ensure_schema
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator
+from harness.jsonrpc.errors import ServerError
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from harness.codex import Installation, seal
+from harness.codex import seal
+from harness.codex.install import Installation
 from harness.codex.seal import (
     EXIT_SEAL_FAILED,
     SYSTEM_CONFIG_DIR,

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.codex import Installation, MessageValidator, ensure_schema
+from harness.codex.install import Installation
+from harness.codex.schema import ensure_schema
+from harness.codex.validator import MessageValidator
 
 pytestmark = pytest.mark.real
 

@@ -70,13 +70,21 @@ def random_sources(draw: st.DrawFn) -> Sources:
 # event texts must appear nowhere.
 EVENT_TEXTS = {
     LifecycleEvent.FRESH_START: set[SourceText](),
-    LifecycleEvent.WAKE: {SourceText.IDENTITY_NOTICE, SourceText.MEMORY_RESUME_REMINDER,
-                          SourceText.WAKE},
-    LifecycleEvent.RESUME: {SourceText.IDENTITY_NOTICE, SourceText.MEMORY_RESUME_REMINDER,
-                            SourceText.UNREAD},
-    LifecycleEvent.DEFERRED_CONTINUATION: {SourceText.IDENTITY_NOTICE,
-                                           SourceText.MEMORY_RESUME_REMINDER,
-                                           SourceText.DEFERRED_CONTINUATION},
+    LifecycleEvent.WAKE: {
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.WAKE,
+    },
+    LifecycleEvent.RESUME: {
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.UNREAD,
+    },
+    LifecycleEvent.DEFERRED_CONTINUATION: {
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.DEFERRED_CONTINUATION,
+    },
     LifecycleEvent.IDLE: {SourceText.IDENTITY_NOTICE, SourceText.IDLE},
 }
 ALL_EVENT_TEXTS = set().union(*EVENT_TEXTS.values())

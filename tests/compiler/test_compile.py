@@ -20,13 +20,23 @@ from tests.compiler.marked_sources import marked_sources, marker
 # Spec 3.2 (resume path) and 4.5: the dynamic input of each event, in order.
 EXPECTED_TURN_TEXTS = {
     LifecycleEvent.FRESH_START: [SourceText.CURRENT_MESSAGE],
-    LifecycleEvent.WAKE: [SourceText.IDENTITY_NOTICE, SourceText.MEMORY_RESUME_REMINDER,
-                          SourceText.WAKE, SourceText.CURRENT_MESSAGE],
-    LifecycleEvent.RESUME: [SourceText.IDENTITY_NOTICE, SourceText.MEMORY_RESUME_REMINDER,
-                            SourceText.UNREAD, SourceText.CURRENT_MESSAGE],
+    LifecycleEvent.WAKE: [
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.WAKE,
+        SourceText.CURRENT_MESSAGE,
+    ],
+    LifecycleEvent.RESUME: [
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.UNREAD,
+        SourceText.CURRENT_MESSAGE,
+    ],
     LifecycleEvent.DEFERRED_CONTINUATION: [
-        SourceText.IDENTITY_NOTICE, SourceText.MEMORY_RESUME_REMINDER,
-        SourceText.DEFERRED_CONTINUATION, SourceText.CURRENT_MESSAGE,
+        SourceText.IDENTITY_NOTICE,
+        SourceText.MEMORY_RESUME_REMINDER,
+        SourceText.DEFERRED_CONTINUATION,
+        SourceText.CURRENT_MESSAGE,
     ],
     LifecycleEvent.IDLE: [SourceText.IDENTITY_NOTICE, SourceText.IDLE],
 }
@@ -61,9 +71,15 @@ def test_blocks_have_stable_ids_a_probe_can_look_up() -> None:
     contract = compile_thread_contract(load_sources())
     turn = compile_turn_context(load_sources(), LifecycleEvent.WAKE, message="hi")
     ids = [block.block_id for block in contract.blocks + turn.blocks]
-    for expected in ("platform.identity", "skill.core.startup_sequence",
-                     "developer.agents_md", "skill.reference.threads",
-                     "platform.daemon_reference", "event.wake", "turn.current_message"):
+    for expected in (
+        "platform.identity",
+        "skill.core.startup_sequence",
+        "developer.agents_md",
+        "skill.reference.threads",
+        "platform.daemon_reference",
+        "event.wake",
+        "turn.current_message",
+    ):
         assert expected in ids
 
 

@@ -102,7 +102,9 @@ def test_a_skill_doc_off_the_section_table_is_an_error_naming_the_file(sources_d
     ],
 )
 def test_a_bad_agent_config_is_an_error_naming_the_file_and_the_problem(
-    sources_dir: Path, content: str, problem: str,
+    sources_dir: Path,
+    content: str,
+    problem: str,
 ) -> None:
     (sources_dir / "agent.toml").write_text(content)
     with pytest.raises(SourcesError, match=f"agent.toml: {problem}"):
@@ -113,5 +115,7 @@ def test_agent_config_may_leave_out_description_and_permission_mode(sources_dir:
     (sources_dir / "agent.toml").write_text('name = "solo"\n')
     agent = load_sources(sources_dir).agent
     assert (agent.name, agent.description, agent.permission_mode) == (
-        "solo", "", "agent_workspace_write",
+        "solo",
+        "",
+        "agent_workspace_write",
     )

@@ -21,7 +21,8 @@ def all_block_texts(sources: Sources, event: LifecycleEvent, message: str) -> st
 
 @given(random_sources(), event_and_message())
 def test_no_source_text_is_lost_or_duplicated_across_blocks(
-    sources: Sources, event_message: tuple[LifecycleEvent, str],
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
     text = all_block_texts(sources, event, message)
@@ -32,7 +33,8 @@ def test_no_source_text_is_lost_or_duplicated_across_blocks(
 
 @given(random_sources(), event_and_message())
 def test_block_ids_are_unique_across_both_envelopes(
-    sources: Sources, event_message: tuple[LifecycleEvent, str],
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
     contract = compile_thread_contract(sources)
@@ -43,7 +45,8 @@ def test_block_ids_are_unique_across_both_envelopes(
 
 @given(random_sources(), event_and_message())
 def test_compiling_twice_gives_identical_envelopes(
-    sources: Sources, event_message: tuple[LifecycleEvent, str],
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
     assert compile_thread_contract(sources) == compile_thread_contract(sources)

@@ -16,19 +16,39 @@ PROMPT_FIELDS = ("base_instructions", "developer_instructions", "fresh_prompt", 
 
 # Where a text of each category of the spec must appear, and how often, in a codex
 # StartConfig prepared for a resumable session.
-INSTRUCTIONS_IN_BASE = {"base_instructions": 1, "developer_instructions": 0,
-                        "fresh_prompt": 0, "resume_prompt": 0}
-INSTRUCTIONS_IN_DEVELOPER = {"base_instructions": 0, "developer_instructions": 1,
-                             "fresh_prompt": 0, "resume_prompt": 0}
-TURN_HISTORY_REFERENCE = {"base_instructions": 0, "developer_instructions": 0,
-                          "fresh_prompt": 1, "resume_prompt": 0}
-DYNAMIC_INPUT = {"base_instructions": 0, "developer_instructions": 0,
-                 "fresh_prompt": 1, "resume_prompt": 1}
+INSTRUCTIONS_IN_BASE = {
+    "base_instructions": 1,
+    "developer_instructions": 0,
+    "fresh_prompt": 0,
+    "resume_prompt": 0,
+}
+INSTRUCTIONS_IN_DEVELOPER = {
+    "base_instructions": 0,
+    "developer_instructions": 1,
+    "fresh_prompt": 0,
+    "resume_prompt": 0,
+}
+TURN_HISTORY_REFERENCE = {
+    "base_instructions": 0,
+    "developer_instructions": 0,
+    "fresh_prompt": 1,
+    "resume_prompt": 0,
+}
+DYNAMIC_INPUT = {
+    "base_instructions": 0,
+    "developer_instructions": 0,
+    "fresh_prompt": 1,
+    "resume_prompt": 1,
+}
 
 
 def codex_config(event: LifecycleEvent, message: str = "") -> StartConfig:
     return build_start_config(
-        marked_sources(), runtime="codex", event=event, session_id="thread-1", message=message,
+        marked_sources(),
+        runtime="codex",
+        event=event,
+        session_id="thread-1",
+        message=message,
     )
 
 
@@ -39,20 +59,23 @@ def placement(config: StartConfig, text: str) -> dict[str, int]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param(marker(SourceText.IDENTITY_LINE), INSTRUCTIONS_IN_BASE,
-                     id="1-identity-line"),
+        pytest.param(marker(SourceText.IDENTITY_LINE), INSTRUCTIONS_IN_BASE, id="1-identity-line"),
         pytest.param(marker(SourceText.WHO_YOU_ARE), INSTRUCTIONS_IN_BASE, id="2-who-you-are"),
-        pytest.param(marker(SourceText.WORKSPACE_MEMORY), INSTRUCTIONS_IN_BASE,
-                     id="4-workspace-and-memory"),
+        pytest.param(
+            marker(SourceText.WORKSPACE_MEMORY), INSTRUCTIONS_IN_BASE, id="4-workspace-and-memory"
+        ),
         pytest.param(marker(SourceText.CAPABILITIES), INSTRUCTIONS_IN_BASE, id="5-capabilities"),
-        pytest.param(marker(SourceText.AGENTS_MD), INSTRUCTIONS_IN_DEVELOPER,
-                     id="6-agent-instructions"),
-        pytest.param(marker(SourceText.AGENT_DESCRIPTION), INSTRUCTIONS_IN_DEVELOPER,
-                     id="7-initial-role"),
+        pytest.param(
+            marker(SourceText.AGENTS_MD), INSTRUCTIONS_IN_DEVELOPER, id="6-agent-instructions"
+        ),
+        pytest.param(
+            marker(SourceText.AGENT_DESCRIPTION), INSTRUCTIONS_IN_DEVELOPER, id="7-initial-role"
+        ),
     ],
 )
 def test_start_prompt_instruction_rows_of_table_3_2_go_to_instructions_only(
-    text: str, expected: dict[str, int],
+    text: str,
+    expected: dict[str, int],
 ) -> None:
     assert placement(codex_config(LifecycleEvent.WAKE), text) == expected
 
@@ -74,14 +97,17 @@ def test_start_prompt_row_8_current_message_is_dynamic_input() -> None:
         pytest.param(marker(SourceText.WAKE), LifecycleEvent.WAKE, id="wake-prompt"),
         pytest.param(marker(SourceText.UNREAD), LifecycleEvent.RESUME, id="unread-prompt"),
         pytest.param(marker(SourceText.IDLE), LifecycleEvent.IDLE, id="idle-prompt"),
-        pytest.param(marker(SourceText.IDENTITY_NOTICE), LifecycleEvent.WAKE,
-                     id="identity-notice"),
-        pytest.param(marker(SourceText.MEMORY_RESUME_REMINDER), LifecycleEvent.WAKE,
-                     id="memory-resume-reminder"),
+        pytest.param(marker(SourceText.IDENTITY_NOTICE), LifecycleEvent.WAKE, id="identity-notice"),
+        pytest.param(
+            marker(SourceText.MEMORY_RESUME_REMINDER),
+            LifecycleEvent.WAKE,
+            id="memory-resume-reminder",
+        ),
     ],
 )
 def test_resume_path_rows_of_table_3_2_are_dynamic_input(
-    text: str, event: LifecycleEvent,
+    text: str,
+    event: LifecycleEvent,
 ) -> None:
     assert placement(codex_config(event), text) == DYNAMIC_INPUT
 
@@ -113,7 +139,8 @@ def test_resume_path_rows_of_table_3_2_are_dynamic_input(
     ],
 )
 def test_each_skill_doc_section_of_table_3_3_lands_in_its_part(
-    heading: str, expected: dict[str, int],
+    heading: str,
+    expected: dict[str, int],
 ) -> None:
     assert placement(codex_config(LifecycleEvent.WAKE), skill_marker(heading)) == expected
 
@@ -129,12 +156,13 @@ def test_agents_md_goes_whole_into_developer_instructions_whatever_its_size() ->
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        pytest.param(marker(SourceText.RUNTIME_GUIDANCE), INSTRUCTIONS_IN_BASE,
-                     id="runtime-guidance"),
-        pytest.param(marker(SourceText.WORKSPACE_IDENTITY), INSTRUCTIONS_IN_BASE,
-                     id="identity-md"),
-        pytest.param(marker(SourceText.DAEMON_REFERENCE), TURN_HISTORY_REFERENCE,
-                     id="daemon-reference"),
+        pytest.param(
+            marker(SourceText.RUNTIME_GUIDANCE), INSTRUCTIONS_IN_BASE, id="runtime-guidance"
+        ),
+        pytest.param(marker(SourceText.WORKSPACE_IDENTITY), INSTRUCTIONS_IN_BASE, id="identity-md"),
+        pytest.param(
+            marker(SourceText.DAEMON_REFERENCE), TURN_HISTORY_REFERENCE, id="daemon-reference"
+        ),
     ],
 )
 def test_section_4_4_additions_land_in_their_slots(text: str, expected: dict[str, int]) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import Installation
+from harness.codex.install import Installation
 from tests.probes.test_probe_run import children
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release

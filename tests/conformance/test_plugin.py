@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_appserver.profile import PROFILES_DIR
-from harness.codex import DEFAULT_CODEX_VERSION
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from tests.conformance.runner import run_pytest
 
 CHECKS_FILE = """

@@ -23,7 +23,7 @@ from conformance.shapes import (
     matches,
 )
 from fake_appserver.profile import available_versions, load_profile
-from harness.jsonrpc import ServerError, ServerExited
+from harness.jsonrpc.errors import ServerError, ServerExited
 
 THREAD = str(uuid.uuid4())
 # Each measured error of the profiles, the shape that must match it, and its holes.

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from jsonschema import Draft7Validator
 
 from conformance import strategies
-from harness.codex import DEFAULT_MATRIX, ensure_schema, install
+from harness.codex.install import install
+from harness.codex.schema import ensure_schema
+from harness.codex.versions import DEFAULT_MATRIX
 
 pytestmark = pytest.mark.real  # the schema comes from the codex-cli binary (npm)
 

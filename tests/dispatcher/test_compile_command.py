@@ -56,11 +56,20 @@ def test_wake_with_the_printed_fingerprint_keeps_the_session_and_a_lean_resume_p
 ) -> None:
     fingerprint = compile_json(capsys, "--event", "fresh_start")["fingerprint"]
     report = compile_json(
-        capsys, "--event", "wake", "--session-id", "thread-7", "--fingerprint", fingerprint,
+        capsys,
+        "--event",
+        "wake",
+        "--session-id",
+        "thread-7",
+        "--fingerprint",
+        fingerprint,
     )
     assert report["resume"] == {
-        "stored_session_id": "thread-7", "session_id": "thread-7", "kept": True,
-        "reason": "kept", "detail": report["resume"]["detail"],
+        "stored_session_id": "thread-7",
+        "session_id": "thread-7",
+        "kept": True,
+        "reason": "kept",
+        "detail": report["resume"]["detail"],
     }
     config = report["start_config"]
     assert config["session_id"] == "thread-7"
@@ -71,7 +80,8 @@ def test_wake_with_the_printed_fingerprint_keeps_the_session_and_a_lean_resume_p
 
 
 def test_changing_agents_md_in_a_copy_of_the_sources_clears_the_session_with_a_reason(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     sources = copy_default_sources(tmp_path / "sources")
     fingerprint = compile_json(capsys, "--sources", str(sources), "--event", "fresh_start")[
@@ -80,8 +90,15 @@ def test_changing_agents_md_in_a_copy_of_the_sources_clears_the_session_with_a_r
     agents_md = sources / "AGENTS.md"
     agents_md.write_text(agents_md.read_text() + "\n- Never deploy on Fridays.\n")
     report = compile_json(
-        capsys, "--sources", str(sources), "--event", "wake",
-        "--session-id", "thread-7", "--fingerprint", fingerprint,
+        capsys,
+        "--sources",
+        str(sources),
+        "--event",
+        "wake",
+        "--session-id",
+        "thread-7",
+        "--fingerprint",
+        fingerprint,
     )
     assert report["resume"]["kept"] is False
     assert report["resume"]["reason"] == "fingerprint_changed"
@@ -97,7 +114,13 @@ def test_a_legacy_mcp_suffix_on_the_given_fingerprint_still_keeps_the_session(
 ) -> None:
     fingerprint = compile_json(capsys, "--event", "fresh_start")["fingerprint"]
     report = compile_json(
-        capsys, "--event", "idle", "--session-id", "t", "--fingerprint", f"{fingerprint}:mcp:9f8e",
+        capsys,
+        "--event",
+        "idle",
+        "--session-id",
+        "t",
+        "--fingerprint",
+        f"{fingerprint}:mcp:9f8e",
     )
     assert report["resume"]["reason"] == "kept"
     assert "Nothing to do — just stop." in report["start_config"]["resume_prompt"]
@@ -116,18 +139,27 @@ def test_a_session_of_another_runtime_is_cleared_as_a_policy_mismatch(
 ) -> None:
     fingerprint = compile_json(capsys, "--event", "fresh_start")["fingerprint"]
     report = compile_json(
-        capsys, "--event", "wake", "--session-id", "t", "--fingerprint", fingerprint,
-        "--session-runtime", "claude",
+        capsys,
+        "--event",
+        "wake",
+        "--session-id",
+        "t",
+        "--fingerprint",
+        fingerprint,
+        "--session-runtime",
+        "claude",
     )
     assert report["resume"]["reason"] == "runtime_policy_mismatch"
 
 
 @pytest.mark.parametrize("runtime", ["claude", "opencode"])
 def test_non_split_runtime_prints_the_full_prompt_only(
-    capsys: pytest.CaptureFixture[str], runtime: str,
+    capsys: pytest.CaptureFixture[str],
+    runtime: str,
 ) -> None:
-    config = compile_json(capsys, "--event", "wake", "--runtime", runtime,
-                          "--message", "hello")["start_config"]
+    config = compile_json(capsys, "--event", "wake", "--runtime", runtime, "--message", "hello")[
+        "start_config"
+    ]
     assert config["prompt"].endswith("## Current message\n\nhello")
     assert (config["base_instructions"], config["fresh_prompt"]) == ("", "")
 
@@ -160,7 +192,8 @@ def test_an_unknown_runtime_is_a_one_line_error_naming_it(
 
 
 def test_a_sources_folder_with_a_missing_file_is_a_one_line_error_naming_it(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     sources = copy_default_sources(tmp_path / "sources")
     (sources / "event_wake.md").unlink()
@@ -170,7 +203,8 @@ def test_a_sources_folder_with_a_missing_file_is_a_one_line_error_naming_it(
 
 
 def test_a_sources_folder_with_an_unreadable_file_is_a_one_line_error_naming_it(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     sources = copy_default_sources(tmp_path / "sources")
     (sources / "capabilities.md").write_bytes(b"\xc3\x28 not utf-8")

@@ -28,7 +28,8 @@ def test_thread_contract_fingerprint_is_that_of_the_start_config_instructions() 
     sources = load_sources()
     config = build_start_config(sources, event="fresh_start")
     assert thread_contract_fingerprint(sources) == instruction_fingerprint(
-        config.base_instructions, config.developer_instructions,
+        config.base_instructions,
+        config.developer_instructions,
     )
 
 
@@ -52,7 +53,8 @@ def test_only_the_known_suffix_is_stripped() -> None:
 
 @given(st.tuples(st.text(), st.text()), st.tuples(st.text(), st.text()))
 def test_different_instructions_give_different_fingerprints(
-    first: tuple[str, str], second: tuple[str, str],
+    first: tuple[str, str],
+    second: tuple[str, str],
 ) -> None:
     same = instruction_fingerprint(*first) == instruction_fingerprint(*second)
     assert same == (first == second)

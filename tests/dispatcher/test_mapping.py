@@ -87,13 +87,19 @@ def test_non_split_runtimes_get_the_full_prompt_and_no_instruction_fields(runtim
 
 
 def test_non_split_prompt_keeps_the_order_of_table_3_2() -> None:
-    config = build_start_config(marked_sources(), runtime="claude", event="fresh_start",
-                                message="MARK<message>")
+    config = build_start_config(
+        marked_sources(), runtime="claude", event="fresh_start", message="MARK<message>"
+    )
     rows_in_order = [
-        marker(SourceText.IDENTITY_LINE), marker(SourceText.WHO_YOU_ARE),
-        skill_marker("Communication — MCP tools ONLY"), skill_marker("Threads"),
-        marker(SourceText.WORKSPACE_MEMORY), marker(SourceText.CAPABILITIES),
-        marker(SourceText.AGENTS_MD), marker(SourceText.AGENT_DESCRIPTION), "MARK<message>",
+        marker(SourceText.IDENTITY_LINE),
+        marker(SourceText.WHO_YOU_ARE),
+        skill_marker("Communication — MCP tools ONLY"),
+        skill_marker("Threads"),
+        marker(SourceText.WORKSPACE_MEMORY),
+        marker(SourceText.CAPABILITIES),
+        marker(SourceText.AGENTS_MD),
+        marker(SourceText.AGENT_DESCRIPTION),
+        "MARK<message>",
     ]
     positions = [config.prompt.index(text) for text in rows_in_order]
     assert positions == sorted(positions)
@@ -112,15 +118,27 @@ def test_instructions_start_with_the_identity_line_and_developer_holds_agents_md
 def test_wiring_passes_through_unchanged() -> None:
     mcp = McpConfig(server_name="agentteam", url="http://127.0.0.1:9/mcp", tools=("message_send",))
     config = build_start_config(
-        load_sources(), event="fresh_start", mcp=mcp, work_dir="/work/agent", binary="/bin/codex",
-        model="gpt-x", reasoning_effort="high", env={"A": "1"},
-        initial_delivery_message_id="msg-7", permission_mode="full_access",
+        load_sources(),
+        event="fresh_start",
+        mcp=mcp,
+        work_dir="/work/agent",
+        binary="/bin/codex",
+        model="gpt-x",
+        reasoning_effort="high",
+        env={"A": "1"},
+        initial_delivery_message_id="msg-7",
+        permission_mode="full_access",
     )
     assert (config.mcp, config.work_dir, config.binary, config.model) == (
-        mcp, "/work/agent", "/bin/codex", "gpt-x",
+        mcp,
+        "/work/agent",
+        "/bin/codex",
+        "gpt-x",
     )
     assert (config.reasoning_effort, dict(config.env), config.initial_delivery_message_id) == (
-        "high", {"A": "1"}, "msg-7",
+        "high",
+        {"A": "1"},
+        "msg-7",
     )
     assert config.permission_mode == "full_access"
     assert config.agent_id == "probe-agent"
@@ -139,7 +157,19 @@ def test_an_unknown_runtime_is_refused_by_name() -> None:
 def test_json_form_of_start_config_has_every_field_of_section_4_2() -> None:
     data = build_start_config(load_sources(), event="wake", session_id="s").to_json_dict()
     assert set(data) == {
-        "agent_id", "prompt", "fresh_prompt", "resume_prompt", "base_instructions",
-        "developer_instructions", "mcp", "session_id", "work_dir", "binary", "model",
-        "reasoning_effort", "env", "initial_delivery_message_id", "permission_mode",
+        "agent_id",
+        "prompt",
+        "fresh_prompt",
+        "resume_prompt",
+        "base_instructions",
+        "developer_instructions",
+        "mcp",
+        "session_id",
+        "work_dir",
+        "binary",
+        "model",
+        "reasoning_effort",
+        "env",
+        "initial_delivery_message_id",
+        "permission_mode",
     }

@@ -39,16 +39,23 @@ from tests.compiler.marked_sources import (
 
 # Texts of the thread contract as a user or platform author would edit them.
 INSTRUCTION_TEXTS = (
-    SourceText.IDENTITY_LINE, SourceText.WHO_YOU_ARE, SourceText.WORKSPACE_MEMORY,
-    SourceText.CAPABILITIES, SourceText.RUNTIME_GUIDANCE, SourceText.WORKSPACE_IDENTITY,
-    SourceText.AGENTS_MD, SourceText.AGENT_DESCRIPTION,
+    SourceText.IDENTITY_LINE,
+    SourceText.WHO_YOU_ARE,
+    SourceText.WORKSPACE_MEMORY,
+    SourceText.CAPABILITIES,
+    SourceText.RUNTIME_GUIDANCE,
+    SourceText.WORKSPACE_IDENTITY,
+    SourceText.AGENTS_MD,
+    SourceText.AGENT_DESCRIPTION,
 )
 REFERENCE_MARK_PREFIXES = (marker(SourceText.DAEMON_REFERENCE), "MARK<skill:")
 
 words = st.text(alphabet=string.ascii_letters + string.digits + "-_/.:", max_size=30)
 mcp_configs = st.builds(
     McpConfig,
-    server_name=words, url=words, command=words,
+    server_name=words,
+    url=words,
+    command=words,
     args=st.lists(words, max_size=3).map(tuple),
     env=st.dictionaries(words, words, max_size=2),
     tools=st.lists(words, max_size=4).map(tuple),
@@ -70,7 +77,11 @@ def replace_skill_sections(sources: Sources, part: SkillPart, body: str) -> Sour
 
 @given(random_sources(), bodies, mcp_configs, words, words, event_and_message())
 def test_fingerprint_ignores_reference_text_mcp_wiring_cwd_and_daemon_url(
-    sources: Sources, new_reference: str, mcp: McpConfig, work_dir: str, daemon_url: str,
+    sources: Sources,
+    new_reference: str,
+    mcp: McpConfig,
+    work_dir: str,
+    daemon_url: str,
     event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
@@ -78,7 +89,11 @@ def test_fingerprint_ignores_reference_text_mcp_wiring_cwd_and_daemon_url(
     rewired = rewired.with_text(SourceText.DAEMON_REFERENCE, new_reference)
     before = build_start_config(sources, event=event, message=message)
     after = build_start_config(
-        rewired, event=event, message=message, mcp=mcp, work_dir=work_dir,
+        rewired,
+        event=event,
+        message=message,
+        mcp=mcp,
+        work_dir=work_dir,
         env={"AGENTTEAM_DAEMON_URL": daemon_url},
     )
     assert fingerprint_of(after) == fingerprint_of(before)
@@ -101,7 +116,8 @@ def instruction_edits(draw: st.DrawFn, sources: Sources) -> Sources:
 
 @given(st.data(), random_sources())
 def test_fingerprint_changes_under_any_change_of_base_or_developer_text(
-    data: st.DataObject, sources: Sources,
+    data: st.DataObject,
+    sources: Sources,
 ) -> None:
     edited = data.draw(instruction_edits(sources))
     assert thread_contract_fingerprint(edited) != thread_contract_fingerprint(sources)
@@ -112,7 +128,9 @@ def test_fingerprint_changes_under_any_change_of_base_or_developer_text(
 
 @given(random_sources(), event_and_message(), words.filter(str.strip))
 def test_resume_prompt_never_contains_reference_manual_text(
-    sources: Sources, event_message: tuple[LifecycleEvent, str], session_id: str,
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
+    session_id: str,
 ) -> None:
     event, message = event_message
     config = build_start_config(sources, event=event, message=message, session_id=session_id)
@@ -126,7 +144,8 @@ def test_resume_prompt_never_contains_reference_manual_text(
 
 @given(random_sources(), event_and_message())
 def test_start_config_places_every_text_exactly_once(
-    sources: Sources, event_message: tuple[LifecycleEvent, str],
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
     expected = expected_markers(event, message)
@@ -141,7 +160,8 @@ def test_start_config_places_every_text_exactly_once(
 
 @given(random_sources(), event_and_message())
 def test_resume_prompt_keeps_every_dynamic_text_of_the_fresh_prompt(
-    sources: Sources, event_message: tuple[LifecycleEvent, str],
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
 ) -> None:
     event, message = event_message
     config = build_start_config(sources, event=event, message=message, session_id="s")
@@ -153,13 +173,19 @@ def test_resume_prompt_keeps_every_dynamic_text_of_the_fresh_prompt(
 
 @given(random_sources(), event_and_message(), st.sampled_from(["codex", "claude", "opencode"]))
 def test_compiling_twice_gives_identical_bytes(
-    sources: Sources, event_message: tuple[LifecycleEvent, str], runtime: str,
+    sources: Sources,
+    event_message: tuple[LifecycleEvent, str],
+    runtime: str,
 ) -> None:
     event, message = event_message
 
     def compiled() -> bytes:
         config = build_start_config(
-            sources, runtime=runtime, event=event, message=message, session_id="s",
+            sources,
+            runtime=runtime,
+            event=event,
+            message=message,
+            session_id="s",
         )
         return json.dumps(config.to_json_dict(), sort_keys=True).encode()
 
@@ -171,7 +197,10 @@ def test_loading_the_same_folder_twice_compiles_to_identical_bytes(tmp_path: Pat
     compiled = [
         json.dumps(
             build_start_config(
-                load_sources(folder), event="wake", session_id="s", message="hi",
+                load_sources(folder),
+                event="wake",
+                session_id="s",
+                message="hi",
             ).to_json_dict(),
         ).encode()
         for _ in range(2)

@@ -39,8 +39,8 @@ from harness.driver import (
     sandbox_settings,
     settle,
 )
-from harness.jsonrpc import Transcript, TransportError
-from harness.jsonrpc.transcript import TranscriptEntry
+from harness.jsonrpc.errors import TransportError
+from harness.jsonrpc.transcript import Transcript, TranscriptEntry
 from probes.homes import IsolatedHome
 from probes.wiretap import Reply, Wiretap
 from tests.driver.schedules import MALFORMED_SESSION_ID, MISSING_SESSION_ID, Schedule

@@ -11,7 +11,7 @@ import pytest
 
 from harness.dispatcher import StartConfig
 from harness.driver import CodexAppServerDriver
-from harness.jsonrpc import JsonRpcClient
+from harness.jsonrpc.client import JsonRpcClient
 
 PEER = Path(__file__).with_name("peer.py")
 WORK_DIR = "/tmp/agent-work"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from harness.codex import Installation
+from harness.codex.install import Installation
 from harness.compiler import LifecycleEvent, load_sources
 from harness.dispatcher import build_start_config
-from harness.jsonrpc import read_transcript
+from harness.jsonrpc.transcript import read_transcript
 from probes.cli import main
 
 

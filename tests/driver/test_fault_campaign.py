@@ -40,7 +40,7 @@ from harness.driver import (
     InitialThread,
     PrepareFailed,
 )
-from harness.jsonrpc import ServerError, TransportError
+from harness.jsonrpc.errors import ServerError, TransportError
 from tests.driver.campaign import Seeds, run_example
 from tests.driver.invariants import check_invariants, describe, path_labels
 from tests.driver.replay import REPO_ROOT, replay_command, save_schedule

@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
-from harness.codex import Installation, MessageValidator, ensure_schema, validate_transcript
 from harness.codex.appserver import open_app_server
+from harness.codex.install import Installation
+from harness.codex.schema import ensure_schema
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator
 from harness.compiler import LifecycleEvent, load_sources
 from harness.dispatcher import StartConfig, build_start_config
 from harness.driver import (
@@ -28,7 +31,7 @@ from harness.driver import (
     sandbox_settings,
     settle,
 )
-from harness.jsonrpc import Transcript
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import IsolatedHome
 from probes.wiretap import CapturedRequest, Reply, Wiretap
 

@@ -10,7 +10,8 @@ import pytest
 
 from fake_appserver.launcher import write_launcher
 from harness.codex.appserver import open_app_server
-from harness.jsonrpc import JsonRpcClient, Transcript
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.transcript import Transcript
 from probes.homes import IsolatedHome
 from probes.wiretap import Wiretap
 

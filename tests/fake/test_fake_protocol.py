@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from fake_appserver.profile import available_versions
-from harness.jsonrpc import ServerError
+from harness.jsonrpc.errors import ServerError
 from tests.fake.conftest import FakeSession, texts
 
 PROFILES = available_versions()

@@ -11,9 +11,12 @@ import pytest
 
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import available_versions
-from harness.codex import MessageValidator, ensure_schema, install, validate_transcript
 from harness.codex.appserver import open_app_server
-from harness.jsonrpc import ServerError
+from harness.codex.install import install
+from harness.codex.schema import ensure_schema
+from harness.codex.transcripts import validate_transcript
+from harness.codex.validator import MessageValidator
+from harness.jsonrpc.errors import ServerError
 from probes.homes import IsolatedHome
 from probes.wiretap import Reply, Wiretap
 from tests.fake.conftest import FakeSession, text_input

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_appserver.script import ScriptError, load_script
-from harness.jsonrpc import (
+from harness.jsonrpc.errors import (
     MalformedFrame,
     NotificationTimeout,
     RequestTimeout,

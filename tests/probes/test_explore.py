@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fake_appserver.launcher import write_launcher
-from harness.jsonrpc import read_transcript
+from harness.jsonrpc.transcript import read_transcript
 from probes import explore
 
 

@@ -14,7 +14,8 @@ import msgspec
 import pytest
 
 from fake_appserver.profile import PROFILES_DIR, Unsubscribe, available_versions, load_profile
-from harness.codex import Installation, ensure_schema, install
+from harness.codex.install import Installation, install
+from harness.codex.schema import ensure_schema
 from probes.backends import make_backend
 from probes.judge import ScenarioOutcome
 from probes.learn.behaviour import unsubscribe

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, Installation
+from harness.codex.install import Installation
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
 from probes.backends import make_backend
 from probes.findings import Verdict

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
-from harness.codex import Installation
+from harness.codex.install import Installation
 from probes.assumptions import ASSUMPTIONS
 from probes.scenarios import SCENARIOS
 

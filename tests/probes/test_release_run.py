@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, Installation, InstallError
+from harness.codex.install import Installation, InstallError
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes import release as release_module
 from probes.backends import Backend, make_backend
 from probes.findings import Verdict

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, Installation
+from harness.codex.install import Installation
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes import scenario as scenario_module
 from probes.backends import make_backend
 from probes.scenario import ScenarioBroken, run_scenario

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from harness.codex import Installation
+from harness.codex.install import Installation
 from probes.findings import Finding, Verdict
 from probes.stability import flips, steady_findings
 

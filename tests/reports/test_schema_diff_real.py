@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION, ensure_schema, install
+from harness.codex.install import install
+from harness.codex.schema import ensure_schema
+from harness.codex.versions import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION
 
 pytestmark = pytest.mark.real
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.jsonrpc import JsonRpcClient
+from harness.jsonrpc.client import JsonRpcClient
 
 PEER = Path(__file__).with_name("peer.py")
 SpawnPeer = Callable[..., Awaitable[JsonRpcClient]]

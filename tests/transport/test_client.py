@@ -9,17 +9,16 @@ from typing import Any
 
 import pytest
 
-from harness.jsonrpc import (
+from harness.jsonrpc.errors import (
     ConnectionClosed,
     MalformedFrame,
     NotificationTimeout,
     RequestTimeout,
     ServerError,
     ServerExited,
-    Transcript,
     TransportError,
-    read_transcript,
 )
+from harness.jsonrpc.transcript import Transcript, read_transcript
 from tests.transport.conftest import SpawnPeer
 
 

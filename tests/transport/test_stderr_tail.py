@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from harness.jsonrpc import JsonRpcClient, ServerExited
+from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.errors import ServerExited
 from harness.jsonrpc.process import strip_ansi
 
 # A log line as codex 0.171.0 writes it (its tracing output, coloured), plus a link and
