@@ -24,8 +24,8 @@ from fake_appserver.launcher import write_launcher  # noqa: E402
 from harness.codex.appserver import open_app_server  # noqa: E402
 from harness.codex.install import install  # noqa: E402
 from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
-from probes.homes import IsolatedHome  # noqa: E402
-from probes.wiretap import Wiretap  # noqa: E402
+from rig.homes import IsolatedHome  # noqa: E402
+from rig.wiretap import Wiretap  # noqa: E402
 
 
 async def one_run(binary: Path) -> tuple[float, float]:

@@ -90,7 +90,7 @@ def main() -> None:
         shutil.rmtree(scratch / "warm")
         timed_cache, out = scratch / "timed", scratch / "history"
         command = [
-            sys.executable, "-m", "probes.cli", "history", "--from", releases[0],
+            sys.executable, "-m", "codex_probe.cli", "history", "--from", releases[0],
             "--to", releases[-1], "--out", str(out), "--jobs", str(args.jobs),
         ]  # fmt: skip
         env = {**os.environ, CACHE_ENV: str(timed_cache)}

@@ -39,11 +39,11 @@ sys.path.insert(0, str(ROOT))
 from harness.codex.appserver import app_server_argv  # noqa: E402
 from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from probes.assumptions import ASSUMPTIONS  # noqa: E402
-from probes.backends import make_backend  # noqa: E402
-from probes.homes import IsolatedHome  # noqa: E402
 from probes.scenario import ScenarioRun  # noqa: E402
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
-from probes.wiretap import Reply, Wiretap  # noqa: E402
+from rig.backends import make_backend  # noqa: E402
+from rig.homes import IsolatedHome  # noqa: E402
+from rig.wiretap import Reply, Wiretap  # noqa: E402
 
 STEP_TIMEOUT = 60.0
 EXIT_GRACE = 2.0
@@ -276,7 +276,16 @@ async def floor(
 
 def suite(version: str, fidelity: bool) -> tuple[float, int]:
     with tempfile.TemporaryDirectory(prefix="bench-probes-") as out:
-        command = [sys.executable, "-m", "probes.cli", "probe", "--codex", version, "--out", out]
+        command = [
+            sys.executable,
+            "-m",
+            "codex_probe.cli",
+            "probe",
+            "--codex",
+            version,
+            "--out",
+            out,
+        ]
         if not fidelity:
             command.append("--no-fidelity")
         started = time.monotonic()

@@ -42,9 +42,9 @@ from conformance.shapes import (
 )
 from conformance.wire import WireLog
 from harness.jsonrpc.errors import ServerError
-from probes.backends import Backend
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.backends import Backend
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 MAX_THREADS = 3
 T = TypeVar("T")

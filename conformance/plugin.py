@@ -35,9 +35,9 @@ from conformance.wire import WireLog
 from fake_appserver.profile import ProfileError, load_profile
 from harness.codex.versions import DEFAULT_MATRIX
 from harness.jsonrpc.client import JsonRpcClient
-from probes.backends import BACKEND_KINDS, Backend
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.backends import BACKEND_KINDS, Backend
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 DEFAULT_LIFECYCLE_EXAMPLES = 100
 

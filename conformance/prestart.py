@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.session import CodexSession, Holds
-from probes.backends import Backend
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.backends import Backend
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 
 @dataclass

@@ -17,9 +17,9 @@ from typing import Any
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.framing import Notification
 from harness.jsonrpc.transcript import Transcript
-from probes.backends import Backend
-from probes.homes import IsolatedHome
-from probes.wiretap import CapturedRequest, Reply, Wiretap
+from rig.backends import Backend
+from rig.homes import IsolatedHome
+from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 DEFAULT_TIMEOUT = 30.0
 # A held model answer waits this long at most; closing the wiretap cuts it short.

@@ -14,7 +14,7 @@ from conformance.registry import Check
 from conformance.session import Target
 from conformance.wire import WireLog
 from harness.codex.schema import schema_hash
-from probes.backends import Backend, make_backend
+from rig.backends import Backend, make_backend
 
 
 @dataclass

@@ -7,11 +7,11 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 
 | child | gets from the caller | and its own |
 |---|---|---|
-| codex app-server, real and fake (`probes.homes`) | PATH | HOME, CODEX_HOME, locale, TZ |
+| codex app-server, real and fake (`rig.homes`) | PATH | HOME, CODEX_HOME, locale, TZ |
 | codex one-shot tools via the npm launcher (`harness.codex.install`) | PATH | HOME, CODEX_HOME |
 | npm (`harness.codex.npm`) | PATH, HOME, TMPDIR, proxy, CA and `NPM_CONFIG_*` | |
-| Allure (`probes.reporting.allure_report`) | PATH, the CI names it reads | HOME |
-| Chromium (`probes.reporting.browser`) | PATH | HOME |
+| Allure (`reporting.allure_report`) | PATH, the CI names it reads | HOME |
+| Chromium (`reporting.browser`) | PATH | HOME |
 
 Registry credentials belong in `~/.npmrc` (npm reads it through HOME), never in the
 environment handed down. A proxy URL with a password in it is passed on as it is: npm

@@ -29,8 +29,8 @@ from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.errors import ServerError, TransportError
 from harness.jsonrpc.process import STDERR_TAIL_LINES
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import OPENAI_PROVIDER_NAME, IsolatedHome
-from probes.wiretap import CapturedRequest, Reply, Wiretap
+from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome
+from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 REQUEST_TIMEOUT_S = 30.0
 TURN_TIMEOUT_S = 60.0

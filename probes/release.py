@@ -25,13 +25,13 @@ from fake_appserver.profile import checked_in_path
 from harness.codex.install import InstallError, UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import ASSUMPTIONS, Assumption
-from probes.backends import Backend, BackendError, make_backend
 from probes.findings import FIDELITY_ID_PREFIX, Finding
 from probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
 from probes.learn.profile import LearnedProfile, LearnError, learn_profile
 from probes.learn.reading import Gap
 from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from rig.backends import Backend, BackendError, make_backend
 
 # Scenarios mostly wait on the app-server and the wiretap, not on a core: three per core
 # keep the cores busy (measured on 2 cores: learn 0.150.0 in 11.3 s at 6, 13.4 s at 2).

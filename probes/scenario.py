@@ -19,9 +19,9 @@ from typing import Any
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.errors import JsonRpcError, RequestTimeout, ServerError, TransportError
 from harness.jsonrpc.transcript import Transcript
-from probes.backends import Backend
-from probes.homes import IsolatedHome
-from probes.wiretap import CapturedRequest, Reply, Wiretap
+from rig.backends import Backend
+from rig.homes import IsolatedHome
+from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 STEP_TIMEOUT = 60.0
 

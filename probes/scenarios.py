@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
-from probes.homes import OPENAI_PROVIDER_NAME
 from probes.observation import marker
 from probes.scenario import Scenario, ScenarioRun, text_input
-from probes.wiretap import Reply
+from rig.homes import OPENAI_PROVIDER_NAME
+from rig.wiretap import Reply
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"

@@ -15,7 +15,7 @@ def codex_probe(
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
+        [sys.executable, "-m", "codex_probe.cli", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -8,9 +8,9 @@ import pytest
 
 from harness.codex.install import Installation
 from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes.backends import BackendError, make_backend
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.backends import BackendError, make_backend
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 pytestmark = pytest.mark.real
 

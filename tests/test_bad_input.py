@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from codex_probe.cli import CLOSED_STDOUT, main
+from codex_probe.commands import drive, validate
 from harness.codex.npm import NpmError
 from harness.jsonrpc.transcript import read_transcript
-from probes.cli import CLOSED_STDOUT, main
-from probes.commands import drive, validate
 from tests.cli import codex_probe
 
 USAGE_ERROR = 2
@@ -144,7 +144,7 @@ def test_a_reader_that_stops_reading_ends_codex_probe_quietly_with_141(
     os.close(read_end)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "probes.cli", *command],
+            [sys.executable, "-m", "codex_probe.cli", *command],
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,

@@ -21,12 +21,12 @@ from harness import child_env
 from harness.codex.install import Installation, run_codex_tool
 from harness.codex.npm import run_npm
 from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes.backends import make_backend
-from probes.homes import IsolatedHome
-from probes.reporting.allure_install import install_allure
-from probes.reporting.allure_report import generate_html
-from probes.reporting.browser import dump_dom, find_browser
-from probes.wiretap import Wiretap
+from reporting.allure_install import install_allure
+from reporting.allure_report import generate_html
+from reporting.browser import dump_dom, find_browser
+from rig.backends import make_backend
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 from tests.child_processes import (
     Seen,
     kill_all,

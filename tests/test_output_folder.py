@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from probes.commands.output import output_problem
+from codex_probe.commands.output import output_problem
 
 
 def test_a_folder_that_can_take_the_files_is_no_problem_and_nothing_is_created(
@@ -39,7 +39,7 @@ def test_an_output_file_that_is_a_folder_is_named(tmp_path: Path) -> None:
 def test_probe_refuses_a_verdict_json_that_is_a_folder_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "verdict.json").mkdir()
     done = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "probe", "--out", str(tmp_path), "--no-fidelity"],
+        [sys.executable, "-m", "codex_probe.cli", "probe", "--out", str(tmp_path), "--no-fidelity"],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 2

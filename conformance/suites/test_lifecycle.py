@@ -23,7 +23,7 @@ from conformance.marks import check
 from conformance.prestart import Prestarter
 from conformance.state import state_of
 from conformance.wire import WireLog
-from probes.backends import Backend
+from rig.backends import Backend
 
 MAX_STEPS = 8
 ENTRY_POINT_NAME = "codex_probe"  # the pytest11 entry point that loads conformance.plugin

@@ -16,7 +16,7 @@ from conformance.shapes import (
     WRONG_ACTIVE_TURN,
     expect_refusal,
 )
-from probes.wiretap import Reply
+from rig.wiretap import Reply
 
 pytestmark = pytest.mark.asyncio
 

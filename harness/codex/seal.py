@@ -21,7 +21,7 @@ cannot be hidden this way (that needs a new root): such a launch says it is not 
 
 The network stays the host's. The wiretap listens on 127.0.0.1 of this network namespace;
 a new one would cut codex off from it. codex's own outbound calls are switched off by its
-config (`probes.homes.NETWORK_QUIET_SETTINGS`).
+config (`rig.homes.NETWORK_QUIET_SETTINGS`).
 
 Whether the host allows all this is checked once per process, by doing it (about 20 ms).
 Where it does not, the app-server runs unsealed and its `Sealing` says so and lists what

@@ -26,7 +26,6 @@ from fake_appserver.profile import (
     SteerWhileAnswering,
     Unsubscribe,
 )
-from probes.homes import OPENAI_PROVIDER_NAME
 from probes.learn.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
@@ -41,6 +40,7 @@ from probes.learn.reading import (
     Request,
 )
 from probes.learn.turn_requests import interrupt_without_turn, turn_start_while_active
+from rig.homes import OPENAI_PROVIDER_NAME
 
 
 def _gap(field: str, request: Request, observed: str, missing: str) -> Inexpressible:

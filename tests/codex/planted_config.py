@@ -19,11 +19,11 @@ from unittest import mock
 
 from harness.codex import seal
 from harness.codex.seal import SYSTEM_CONFIG_DIR, Support, prepare, seal_launch
-from probes.backends import Backend, make_backend
 from probes.observation import normalize
 from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIOS
-from probes.wiretap import Wiretap
+from rig.backends import Backend, make_backend
+from rig.wiretap import Wiretap
 
 PLANTED_PROVIDER = "planted"
 UNSUPPORTED = Support(False, "switched off by the test")

@@ -56,7 +56,7 @@ def held_lock(install_cache: Path) -> Iterator[Path]:
 
 def codex_probe(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
+        [sys.executable, "-m", "codex_probe.cli", *args],
         capture_output=True,
         text=True,
         timeout=60,

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.real
 
 def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "probes.cli", *args],
+        [sys.executable, "-m", "codex_probe.cli", *args],
         capture_output=True,
         text=True,
         timeout=300,

@@ -11,8 +11,8 @@ from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
 from harness.jsonrpc.errors import ServerError
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 pytestmark = pytest.mark.real
 

@@ -29,7 +29,7 @@ from harness.codex.seal import (
     prepare,
     seal_launch,
 )
-from probes.backends import make_backend
+from rig.backends import make_backend
 from tests.codex.planted_config import observe
 
 REPO = Path(__file__).resolve().parents[2]

@@ -41,8 +41,8 @@ from harness.driver import (
 )
 from harness.jsonrpc.errors import TransportError
 from harness.jsonrpc.transcript import Transcript, TranscriptEntry
-from probes.homes import IsolatedHome
-from probes.wiretap import Reply, Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Reply, Wiretap
 from tests.driver.schedules import MALFORMED_SESSION_ID, MISSING_SESSION_ID, Schedule
 
 # Short deadlines keep a hang cheap; a spurious timeout on a slow machine only turns a

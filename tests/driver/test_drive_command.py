@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from codex_probe.cli import main
 from harness.codex.install import Installation
 from harness.compiler import LifecycleEvent, load_sources
 from harness.dispatcher import build_start_config
 from harness.jsonrpc.transcript import read_transcript
-from probes.cli import main
 
 
 def drive(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:

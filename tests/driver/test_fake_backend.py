@@ -14,8 +14,8 @@ from fake_appserver.launcher import write_launcher
 from harness.compiler import LifecycleEvent, load_sources
 from harness.dispatcher import StartConfig, build_start_config
 from harness.driver import DeliveryStatus, PrepareFailed, PreparePath, SessionResult, run_session
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 TIMEOUT = 20.0
 

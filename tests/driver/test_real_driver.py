@@ -32,8 +32,8 @@ from harness.driver import (
     settle,
 )
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import IsolatedHome
-from probes.wiretap import CapturedRequest, Reply, Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 pytestmark = pytest.mark.real
 

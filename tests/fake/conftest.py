@@ -12,8 +12,8 @@ from fake_appserver.launcher import write_launcher
 from harness.codex.appserver import open_app_server
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 
 @dataclass

@@ -227,7 +227,7 @@ async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
     fake: FakeSession,
     profile: str,
 ) -> None:
-    from probes.wiretap import Reply
+    from rig.wiretap import Reply
 
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
@@ -269,7 +269,7 @@ async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider
     fake: FakeSession,
     profile: str,
 ) -> None:
-    from probes.wiretap import Reply
+    from rig.wiretap import Reply
 
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)

@@ -17,8 +17,8 @@ from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
 from harness.jsonrpc.errors import ServerError
-from probes.homes import IsolatedHome
-from probes.wiretap import Reply, Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Reply, Wiretap
 from tests.fake.conftest import FakeSession, text_input
 
 pytestmark = pytest.mark.real

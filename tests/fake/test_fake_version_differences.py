@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from harness.jsonrpc.client import JsonRpcClient
-from probes.wiretap import Reply
+from rig.wiretap import Reply
 from tests.fake.conftest import FakeSession, text_input, texts
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from probes import toml_writer
-from probes.homes import OPENAI_PROVIDER_NAME, IsolatedHome, merge_tables
+from rig import toml_writer
+from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, merge_tables
 
 BASE_URL = "http://127.0.0.1:4321/v1"
 

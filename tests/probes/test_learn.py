@@ -16,7 +16,6 @@ import pytest
 from fake_appserver.profile import PROFILES_DIR, Unsubscribe, available_versions, load_profile
 from harness.codex.install import Installation, install
 from harness.codex.schema import ensure_schema
-from probes.backends import make_backend
 from probes.judge import ScenarioOutcome
 from probes.learn.behaviour import unsubscribe
 from probes.learn.errors import _template
@@ -26,6 +25,7 @@ from probes.learn.texts import STAND_IN, stand_in
 from probes.release import run_scenarios
 from probes.scenario import Observation
 from probes.scenarios import SCENARIOS
+from rig.backends import make_backend
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -164,7 +164,16 @@ def test_learning_the_real_release_reproduces_the_checked_in_profile(
     version: str, tmp_path: Path, installed: list[Installation]
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "learn", version, "--out", str(tmp_path), "--json"],
+        [
+            sys.executable,
+            "-m",
+            "codex_probe.cli",
+            "learn",
+            version,
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=300,

@@ -16,12 +16,12 @@ import pytest
 from harness.codex.install import Installation
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
-from probes.backends import make_backend
 from probes.findings import Verdict
 from probes.judge import ScenarioOutcome, judge_assumption
 from probes.preconditions import unmet_preconditions
 from probes.release import run_scenarios
 from probes.scenario import Observation
+from rig.backends import make_backend
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -104,7 +104,7 @@ def probe_fake(tmp_path: Path, rule: Mapping[str, object], finding: str) -> dict
     script = tmp_path / "fault.jsonl"
     script.write_text(json.dumps(rule) + "\n")
     done = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "probe", "--backend", "fake", "--fake-script",
+        [sys.executable, "-m", "codex_probe.cli", "probe", "--backend", "fake", "--fake-script",
          str(script), "--only", finding, "--out", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.real
 
 def probe(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "probes.cli", "probe", "--out", str(out), *args],
+        [sys.executable, "-m", "codex_probe.cli", "probe", "--out", str(out), *args],
         capture_output=True,
         text=True,
         timeout=600,
@@ -209,7 +209,7 @@ def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
     command = [
         sys.executable,
         "-m",
-        "probes.cli",
+        "codex_probe.cli",
         "probe",
         "--codex",
         default_codex.version,

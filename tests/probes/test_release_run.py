@@ -12,9 +12,9 @@ import pytest
 from harness.codex.install import Installation, InstallError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes import release as release_module
-from probes.backends import Backend, make_backend
 from probes.findings import Verdict
 from probes.release import Selection, fidelity_id, probe_release
+from rig.backends import Backend, make_backend
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 

@@ -11,9 +11,9 @@ import pytest
 from harness.codex.install import Installation
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes import scenario as scenario_module
-from probes.backends import make_backend
 from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import start_and_turns
+from rig.backends import make_backend
 
 pytestmark = pytest.mark.real
 

@@ -56,7 +56,7 @@ def test_probe_repeat_reports_that_no_finding_differs_between_runs(
     tmp_path: Path, default_codex: Installation
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "probe", "--codex", default_codex.version,
+        [sys.executable, "-m", "codex_probe.cli", "probe", "--codex", default_codex.version,
          "--repeat", "2", "--no-fidelity", "--only", "error-steer-wrong-turn",
          "--only", "start-applies-instructions", "--out", str(tmp_path)],
         capture_output=True, text=True, timeout=300, check=False,

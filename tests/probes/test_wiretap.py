@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from probes.wiretap import CapturedRequest, Reply, Wiretap, mask_headers
+from rig.wiretap import CapturedRequest, Reply, Wiretap, mask_headers
 
 MODEL_BODY: dict[str, Any] = {
     "model": "mock-model",
@@ -270,7 +270,7 @@ async def test_a_body_that_is_not_json_is_kept_as_text() -> None:
 
 
 def test_a_reply_with_deltas_announces_the_item_then_streams_its_text() -> None:
-    from probes.wiretap import assistant_message, response_events
+    from rig.wiretap import assistant_message, response_events
 
     events = response_events("r1", [assistant_message("m1", "abcdef")], deltas=2)
     kinds = [e["type"] for e in events]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.codex.npm import NpmError
-from probes.reporting import allure_install
-from probes.reporting.allure_install import (
+from reporting import allure_install
+from reporting.allure_install import (
     ALLURE_VERSION,
     AllureInstallError,
     install_allure,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from probes.reporting.baseline import BaselineEntry, BaselineError, load_baseline
+from reporting.baseline import BaselineEntry, BaselineError, load_baseline
 
 
 def write(tmp_path: Path, text: str) -> Path:

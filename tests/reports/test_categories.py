@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from probes.reporting.categories import (
+from reporting.categories import (
     CATEGORIES,
     categories_json,
     category_of,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import cli
+from codex_probe import cli
+from codex_probe.commands import gate as gate_command
 from probes.assumptions import ASSUMPTIONS
-from probes.commands import gate as gate_command
 from tests.reports.conftest import MakeVerdict, Spec, finding_entry
 
 V = "0.171.0"

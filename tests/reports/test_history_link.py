@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from probes.reporting.history_link import (
+from reporting.history_link import (
     LINK_NAME,
     find_history,
     link_results,
@@ -61,7 +61,7 @@ def test_a_history_page_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> 
         [
             sys.executable,
             "-m",
-            "probes.cli",
+            "codex_probe.cli",
             "report",
             "--out",
             str(tmp_path),

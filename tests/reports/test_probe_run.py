@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from probes.reporting.probe_run import ProbeRunTimeout, probe_command, run_probes
+from reporting.probe_run import ProbeRunTimeout, probe_command, run_probes
 
 
 def running(pid: int) -> bool:
@@ -22,7 +22,7 @@ def running(pid: int) -> bool:
 
 def test_the_probe_command_names_every_version_and_the_verdict_folder(tmp_path: Path) -> None:
     command = probe_command(["0.120.0", "0.171.0"], tmp_path)
-    assert command[:3] == [sys.executable, "-m", "probes.cli"]
+    assert command[:3] == [sys.executable, "-m", "codex_probe.cli"]
     assert command[3:] == [
         "probe",
         "--codex",

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from probes.reporting.allure_report import ANALYTICS_HOST
-from probes.reporting.browser import dump_dom
-from probes.reporting.history_link import LINK_NAME
+from reporting.allure_report import ANALYTICS_HOST
+from reporting.browser import dump_dom
+from reporting.history_link import LINK_NAME
 from tests.cli import codex_probe as run_codex_probe
 from tests.reports.conftest import DATA
 
@@ -129,7 +129,7 @@ def test_a_relative_out_folder_works_from_any_working_directory(
 ) -> None:
     shutil.copytree(probe_like_results, tmp_path / "rel" / "allure-results")
     done = subprocess.run(
-        [sys.executable, "-m", "probes.cli", "report", "--out", "rel"],
+        [sys.executable, "-m", "codex_probe.cli", "report", "--out", "rel"],
         capture_output=True,
         text=True,
         timeout=600,

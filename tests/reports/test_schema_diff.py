@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from probes.reporting.categories import category_of
-from probes.reporting.schema_allure import write_schema_results
-from probes.reporting.schema_diff import DRIVER_METHODS, SchemaDiff, diff_schemas
-from probes.reporting.schema_diff_text import render_text
-from probes.reporting.schema_shapes import load_shapes
+from reporting.categories import category_of
+from reporting.schema_allure import write_schema_results
+from reporting.schema_diff import DRIVER_METHODS, SchemaDiff, diff_schemas
+from reporting.schema_diff_text import render_text
+from reporting.schema_shapes import load_shapes
 
 
 def request(method: str, params_type: str) -> dict[str, Any]:

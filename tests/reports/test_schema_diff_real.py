@@ -27,7 +27,7 @@ def schema_diff(*args: str) -> subprocess.CompletedProcess[str]:
         [
             sys.executable,
             "-m",
-            "probes.cli",
+            "codex_probe.cli",
             "schema-diff",
             SPEC_CODEX_VERSION,
             DEFAULT_CODEX_VERSION,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from probes.reporting.summary import MAX_VALUE_CHARS, render_summary
-from probes.reporting.verdicts import load_verdicts, parse_verdicts
+from reporting.summary import MAX_VALUE_CHARS, render_summary
+from reporting.verdicts import load_verdicts, parse_verdicts
 from tests.reports.conftest import DATA, MakeVerdict
 
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.child_env import ALLURE, child_env, search_path
-from probes.reporting.allure_install import AllureInstallation
-from probes.reporting.categories import categories_json
+from reporting.allure_install import AllureInstallation
+from reporting.categories import categories_json
 
 GENERATE_TIMEOUT = 300.0
 REPORT_NAME = "codex-probe"

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.output import output_problem
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, load_profile
 from harness.codex.install import InstallError, UnknownVersionError
@@ -40,9 +41,8 @@ from harness.driver import (
 from harness.driver.session import SessionSettleFailed
 from harness.jsonrpc.errors import JsonRpcError
 from harness.jsonrpc.transcript import Transcript
-from probes.commands.output import output_problem
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 USAGE_ERROR = 2
 FAILED = 1

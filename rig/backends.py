@@ -20,7 +20,7 @@ from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import IsolatedHome
+from rig.homes import IsolatedHome
 
 BackendKind = Literal["real", "fake"]
 BACKEND_KINDS: tuple[BackendKind, ...] = ("real", "fake")

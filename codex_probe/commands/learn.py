@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
+from codex_probe.commands.options import positive_int
+from codex_probe.commands.output import output_problem
 from harness.codex.install import InstallError, UnknownVersionError, install
 from harness.codex.npm import NpmError
-from probes.commands.options import positive_int
-from probes.commands.output import output_problem
 from probes.findings import Verdict
 from probes.learn.attribution import explain
 from probes.observation import normalize

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.reporting.baseline import Baseline, BaselineEntry
-from probes.reporting.verdicts import Finding, VerdictReport
+from reporting.baseline import Baseline, BaselineEntry
+from reporting.verdicts import Finding, VerdictReport
 
 PASS = 0
 FAIL = 1

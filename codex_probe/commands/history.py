@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.options import positive_int
+from codex_probe.commands.output import output_problem
 from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
 from harness.codex.versions import SPEC_CODEX_VERSION
-from probes.commands.options import positive_int
-from probes.commands.output import output_problem
 from probes.release import DEFAULT_JOBS
 from probes.releases.grid import change_points
 from probes.releases.history import (

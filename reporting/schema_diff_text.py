@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 
-from probes.reporting.schema_diff import (
+from reporting.schema_diff import (
     DRIVER_METHODS,
     FieldChange,
     MethodDiff,
     PartDiff,
     SchemaDiff,
 )
-from probes.reporting.schema_shapes import enum_values
+from reporting.schema_shapes import enum_values
 
 MARK = {"added": "+", "removed": "-", "retyped": "~", "now required": "!", "now optional": "?"}
 MAX_LINES_PER_PART = 60

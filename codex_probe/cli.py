@@ -1,6 +1,6 @@
 """The `codex-probe` command: one subcommand per part of the design.
 
-Each subcommand lives in `probes/commands/<name>.py` and exposes
+Each subcommand lives in `codex_probe/commands/<name>.py` and exposes
 `register(subparsers)`, which adds its parser and sets `handler` to a function
 taking the parsed namespace and returning the exit code.
 """
@@ -17,20 +17,20 @@ from typing import NoReturn
 
 # Order here is the order of `codex-probe --help`.
 COMMAND_MODULES = (
-    "probes.commands.install",
-    "probes.commands.schema",
-    "probes.commands.cache",
-    "probes.commands.validate",
-    "probes.commands.smoke",
-    "probes.commands.probe",
-    "probes.commands.learn",
-    "probes.commands.bisect",
-    "probes.commands.history",
-    "probes.commands.compile",
-    "probes.commands.drive",
-    "probes.commands.report",
-    "probes.commands.gate",
-    "probes.commands.schema_diff",
+    "codex_probe.commands.install",
+    "codex_probe.commands.schema",
+    "codex_probe.commands.cache",
+    "codex_probe.commands.validate",
+    "codex_probe.commands.smoke",
+    "codex_probe.commands.probe",
+    "codex_probe.commands.learn",
+    "codex_probe.commands.bisect",
+    "codex_probe.commands.history",
+    "codex_probe.commands.compile",
+    "codex_probe.commands.drive",
+    "codex_probe.commands.report",
+    "codex_probe.commands.gate",
+    "codex_probe.commands.schema_diff",
 )
 
 USAGE_ERROR = 2

@@ -18,8 +18,8 @@ from types import TracebackType
 from typing import Self
 
 from harness.child_env import CODEX, child_env, search_path
-from probes import toml_writer
-from probes.toml_writer import TomlValue
+from rig import toml_writer
+from rig.toml_writer import TomlValue
 
 DEFAULT_PROVIDER_ID = "mock"
 DEFAULT_PROVIDER_NAME = "mock"

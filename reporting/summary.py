@@ -13,7 +13,7 @@ from typing import Any
 
 from probes.assumptions import ASSUMPTIONS
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.reporting.verdicts import Finding, VerdictReport
+from reporting.verdicts import Finding, VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
 FIDELITY_CELL = {"holds": "✅ same", "changed": "❌ differs", "broken": "⚠️ broken"}

@@ -11,10 +11,10 @@ from typing import Any
 from harness.codex.install import InstallError, UnknownVersionError, install
 from harness.codex.npm import NpmError
 from harness.codex.schema import ensure_schema
-from probes.reporting.schema_allure import write_schema_results
-from probes.reporting.schema_diff import diff_schemas
-from probes.reporting.schema_diff_text import render_text
-from probes.reporting.schema_shapes import load_shapes
+from reporting.schema_allure import write_schema_results
+from reporting.schema_diff import diff_schemas
+from reporting.schema_diff_text import render_text
+from reporting.schema_shapes import load_shapes
 
 FAILED = 1
 

@@ -13,15 +13,15 @@ from typing import Any
 
 from harness.codex.versions import DEFAULT_MATRIX
 from probes.assumptions import ASSUMPTIONS
-from probes.reporting.baseline import Baseline, BaselineError, load_baseline
-from probes.reporting.gate import NO_VERDICT, USAGE, evaluate
-from probes.reporting.probe_run import (
+from reporting.baseline import Baseline, BaselineError, load_baseline
+from reporting.gate import NO_VERDICT, USAGE, evaluate
+from reporting.probe_run import (
     PROBE_TIMEOUT,
     ProbeRunTimeout,
     probe_command,
     run_probes,
 )
-from probes.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
+from reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
 
 DEFAULT_VERDICT = Path("reports") / "verdict.json"
 

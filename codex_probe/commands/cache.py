@@ -8,9 +8,9 @@ import sys
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
+from codex_probe.commands.options import non_negative_int
 from harness.codex.cache import cache_root
 from harness.codex.installs import CachedInstall, list_installs, prune_installs
-from probes.commands.options import non_negative_int
 
 USAGE_ERROR = 2
 DEFAULT_KEEP = 4

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.codex.npm import NpmError
-from probes.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
-from probes.reporting.allure_report import ReportError, generate_html, require_results
-from probes.reporting.browser import BrowserError, screenshot
-from probes.reporting.categories import report_environment, write_results_metadata
-from probes.reporting.history_link import find_history, link_results, summary_line
-from probes.reporting.summary import render_summary
-from probes.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
+from reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
+from reporting.allure_report import ReportError, generate_html, require_results
+from reporting.browser import BrowserError, screenshot
+from reporting.categories import report_environment, write_results_metadata
+from reporting.history_link import find_history, link_results, summary_line
+from reporting.summary import render_summary
+from reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
 
 FAILED = 1
 USAGE_ERROR = 2

@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.options import positive_int
 from harness.codex.install import InstallError, UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import BY_ID
-from probes.commands.options import positive_int
 from probes.findings import Verdict
 from probes.release import DEFAULT_JOBS, Selection, probe_release
 from probes.releases.bisect import BisectResult, Step, bisect_releases

@@ -22,8 +22,8 @@ from harness.codex.validator import MessageValidator
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from harness.jsonrpc.errors import JsonRpcError
 from harness.jsonrpc.transcript import Transcript
-from probes.homes import IsolatedHome
-from probes.wiretap import Wiretap
+from rig.homes import IsolatedHome
+from rig.wiretap import Wiretap
 
 BASE_MARKER = "codex-probe smoke: base instructions marker"
 DEVELOPER_MARKER = "codex-probe smoke: developer instructions marker"

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from codex_probe.commands.options import positive_int
+from codex_probe.commands.output import output_problem
 from fake_appserver.profile import ProfileError, load_profile
 from fake_appserver.script import ScriptError, load_script
 from harness.codex.install import InstallError, UnknownVersionError
@@ -17,8 +19,6 @@ from harness.codex.install import install as install_codex
 from harness.codex.npm import NpmError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
-from probes.commands.options import positive_int
-from probes.commands.output import output_problem
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS
 from probes.scenarios import SCENARIOS

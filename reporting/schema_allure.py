@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from probes.reporting.allure_files import AllureResult, Attachment, Status, write_result
-from probes.reporting.categories import SCHEMA_DRIFT_PREFIX
-from probes.reporting.schema_diff import MethodDiff, SchemaDiff
-from probes.reporting.schema_diff_text import method_headline, part_lines
+from reporting.allure_files import AllureResult, Attachment, Status, write_result
+from reporting.categories import SCHEMA_DRIFT_PREFIX
+from reporting.schema_diff import MethodDiff, SchemaDiff
+from reporting.schema_diff_text import method_headline, part_lines
 
 EPIC = "schema drift"
 

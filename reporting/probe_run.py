@@ -12,11 +12,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from probes.reporting.process_group import end_process_group
+from reporting.process_group import end_process_group
 
 PROBE_TIMEOUT = 3600.0
 # How this Python runs the codex-probe command, whether or not it is on PATH.
-CODEX_PROBE = (sys.executable, "-m", "probes.cli")
+CODEX_PROBE = (sys.executable, "-m", "codex_probe.cli")
 
 
 class ProbeRunTimeout(TimeoutError):

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from deepdiff import DeepDiff
 
-from probes.reporting.schema_shapes import Fields, MethodShape
+from reporting.schema_shapes import Fields, MethodShape
 
 # The requests the reference driver sends and the spec's design rests on.
 DRIVER_METHODS = (
