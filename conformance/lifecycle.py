@@ -31,8 +31,8 @@ from hypothesis.stateful import (
 )
 
 from conformance import invariants, strategies
+from conformance.holds import Holds, hold_turn
 from conformance.prestart import Prestarter
-from conformance.session import CodexSession, thread_of
 from conformance.shapes import (
     NO_ACTIVE_TURN_TO_STEER,
     THREAD_CLOSING,
@@ -44,6 +44,7 @@ from conformance.wire import WireLog
 from harness.jsonrpc.errors import ServerError
 from rig.backends import Backend
 from rig.homes import IsolatedHome
+from rig.session import Session, thread_of
 from rig.wiretap import Wiretap
 
 MAX_THREADS = 3
@@ -108,9 +109,10 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
             super().__init__()
             self.loop = config.prestarter.loop
             self.threads: list[ThreadModel] = []
-            self.session: CodexSession | None = None
+            self.session: Session | None = None
             self.tap: Wiretap | None = None
             self.home: IsolatedHome | None = None
+            self.holds = Holds()
 
         # ----- plumbing -----------------------------------------------------------------
 
@@ -128,7 +130,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
                 raise
 
         @property
-        def s(self) -> CodexSession:
+        def s(self) -> Session:
             assert self.session is not None
             return self.session
 
@@ -144,6 +146,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
             """A process on a fresh home, with a first thread (every example has one)."""
             booted = config.prestarter.take()
             self.tap, self.home, self.session = booted.tap, booted.home, booted.session
+            self.holds = booted.holds
             self.start_thread(params)
 
         def teardown(self) -> None:
@@ -154,7 +157,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
                         config.wire_log.add(
                             config.backend.label,
                             f"{config.source} (lifecycle process {number})",
-                            record.transcript.entries,
+                            record.entries,
                         )
                 if self.tap is not None:
                     self.run(self.tap.close())
@@ -191,7 +194,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
         @rule(data=st.data(), words=text)
         def hold_turn(self, data: st.DataObject, words: str) -> None:
             thread = self.pick(data, self.ready())
-            turn, marker = self.run(self.s.hold_turn(thread.id, words))
+            turn, marker = self.run(hold_turn(self.s, self.holds, thread.id, words))
             thread.active, thread.marker, thread.materialized = turn["id"], marker, True
 
         @precondition(lambda self: any(t.loaded and t.subscribed for t in self.threads))
@@ -226,7 +229,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
             )
             assert answer == {}, answer
             turn = self.run(self.s.wait_turn("turn/completed", turn_id))["turn"]
-            self.s.holds.release(thread.marker)
+            self.holds.release(thread.marker)
             thread.active = thread.marker = None
             thread.turn_ids.append(turn_id)
             assert turn["status"] == "interrupted", turn
@@ -323,7 +326,7 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
         def every_request_got_exactly_one_response(self) -> None:
             if self.session is not None:
                 for record in self.session.processes:
-                    invariants.check_one_response_each(record.transcript.entries)
+                    invariants.check_one_response_each(record.entries)
 
         @invariant()
         def turns_start_and_complete_in_pairs(self) -> None:
@@ -331,15 +334,13 @@ def make_machine(config: MachineConfig) -> type[RuleBasedStateMachine]:
                 active = {t.active for t in self.threads if t.active}
                 for number, record in enumerate(self.session.processes, start=1):
                     current = number == len(self.session.processes)
-                    invariants.check_turn_pairs(
-                        record.transcript.entries, active if current else set()
-                    )
+                    invariants.check_turn_pairs(record.entries, active if current else set())
 
         @invariant()
         def thread_statuses_move_along_legal_edges(self) -> None:
             if self.session is not None:
                 for record in self.session.processes:
-                    invariants.check_status_edges(record.transcript.entries)
+                    invariants.check_status_edges(record.entries)
 
         @invariant()
         def the_server_is_still_running(self) -> None:

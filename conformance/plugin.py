@@ -28,15 +28,17 @@ from conformance.baseline import (
     judge,
     load_baseline,
 )
+from conformance.holds import Holds
 from conformance.registry import CHECKS, MARKER, Check
-from conformance.session import DEFAULT_TIMEOUT, CodexSession, Holds, Target
 from conformance.state import ConformanceState, state_key, state_of
+from conformance.target import Target
 from conformance.wire import WireLog
 from fake_appserver.profile import ProfileError, load_profile
 from harness.codex.versions import DEFAULT_MATRIX
 from harness.jsonrpc.client import JsonRpcClient
 from rig.backends import BACKEND_KINDS, Backend
 from rig.homes import IsolatedHome
+from rig.session import DEFAULT_TIMEOUT, Session
 from rig.wiretap import Wiretap
 
 DEFAULT_LIFECYCLE_EXAMPLES = 100
@@ -352,14 +354,11 @@ async def codex_session(
     codex_backend: Backend,
     wiretap: Wiretap,
     isolated_home: IsolatedHome,
-    codex_holds: Holds,
     conformance_timeout: float,
     wire_log: WireLog,
-) -> AsyncIterator[CodexSession]:
+) -> AsyncIterator[Session]:
     """Processes on this target's backend and home; every one is ended at teardown."""
-    session = CodexSession(
-        codex_backend, wiretap, isolated_home, codex_holds, timeout=conformance_timeout
-    )
+    session = Session(codex_backend, wiretap, isolated_home, timeout=conformance_timeout)
     try:
         yield session
     finally:
@@ -369,12 +368,12 @@ async def codex_session(
             wire_log.add(
                 label,
                 f"{request.node.nodeid} (process {number})",
-                record.transcript.entries,
+                record.entries,
                 session.off_schema_methods,
             )
 
 
 @pytest_asyncio.fixture(loop_scope="function")
-async def codex_client(codex_session: CodexSession) -> JsonRpcClient:
+async def codex_client(codex_session: Session) -> JsonRpcClient:
     """An initialized client with its own app-server process (ended by codex_session)."""
     return await codex_session.open()

@@ -14,9 +14,10 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.session import CodexSession, Holds
+from conformance.holds import Holds
 from rig.backends import Backend
 from rig.homes import IsolatedHome
+from rig.session import Session
 from rig.wiretap import Wiretap
 
 
@@ -26,7 +27,8 @@ class Booted:
 
     tap: Wiretap
     home: IsolatedHome
-    session: CodexSession
+    session: Session
+    holds: Holds
 
     async def close(self) -> None:
         try:
@@ -41,7 +43,7 @@ async def boot(backend: Backend, homes: Path, timeout: float) -> Booted:
     tap = Wiretap(responder=holds)
     await tap.start()
     home = IsolatedHome(tap.base_url, parent_dir=homes)
-    booted = Booted(tap, home, CodexSession(backend, tap, home, holds, timeout=timeout))
+    booted = Booted(tap, home, Session(backend, tap, home, timeout=timeout), holds)
     try:
         await booted.session.open()
     except BaseException:

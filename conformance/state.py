@@ -11,7 +11,7 @@ import pytest
 
 from conformance.baseline import Baseline
 from conformance.registry import Check
-from conformance.session import Target
+from conformance.target import Target
 from conformance.wire import WireLog
 from harness.codex.schema import schema_hash
 from rig.backends import Backend, make_backend

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import sys
 import time
@@ -24,15 +23,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION, open_app_server
+from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from harness.driver.params import text_input
 from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import ServerError, TransportError
+from harness.jsonrpc.errors import TransportError
 from harness.jsonrpc.process import STDERR_TAIL_LINES
-from harness.jsonrpc.transcript import Transcript
+from rig.backends import backend_at
 from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome
+from rig.session import Session, turn_params
 from rig.wiretap import CapturedRequest, Reply, Wiretap
 
-REQUEST_TIMEOUT_S = 30.0
 TURN_TIMEOUT_S = 60.0
 EXIT_GRACE_S = 3.0
 CLIENT_INFO = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
@@ -45,45 +45,29 @@ def markers(tag: str) -> dict[str, str]:
     }
 
 
-def text_input(text: str) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": text, "text_elements": []}]
+class Capture:
+    """One scenario on a `Session`: its answers are observations, and its files are saved.
 
+    `call` returns refusals instead of raising them; `finish` writes the transcript, with
+    each entry tagged by the process it belongs to, the captured model requests and
+    their layouts, and each process's stderr tail.
+    """
 
-class Session:
-    """One scenario: a wiretap, an isolated home, and codex processes over time."""
-
-    def __init__(self, codex: str, out: Path, name: str, tap: Wiretap, home: IsolatedHome):
-        self.codex, self.out, self.name, self.tap, self.home = codex, out / name, name, tap, home
+    def __init__(self, session: Session, out: Path, name: str) -> None:
+        self.session, self.out, self.name = session, out / name, name
+        self.tap, self.home = session.tap, session.home
         self.out.mkdir(parents=True, exist_ok=True)
-        # One transcript for every process of the scenario, restarts included;
-        # process_starts[n] is the entry index at which process n+1 began.
-        self.transcript = Transcript()
-        self.process_starts: list[int] = []
-        self.client: JsonRpcClient | None = None
-
-    @property
-    def generation(self) -> int:
-        return len(self.process_starts)
 
     @property
     def rpc(self) -> JsonRpcClient:
-        if self.client is None:
-            raise RuntimeError(f"scenario {self.name}: no codex process is running")
-        return self.client
+        return self.session.client
 
     async def spawn(self, initialize: bool = True) -> None:
         await self.stop()
-        self.process_starts.append(len(self.transcript.entries))
         try:
-            self.client, _ = await open_app_server(
-                self.codex,
-                env=self.home.env(),
-                cwd=self.home.workdir,
-                transcript=self.transcript,
-                initialize=initialize,
-            )
+            await self.session.open(initialize=initialize)
         except TransportError as error:  # the handshake failed; keep what codex said
-            self._write_stderr(error.stderr_tail)
+            self._write_stderr(len(self.session.processes) + 1, error.stderr_tail)
             raise
 
     async def restart(self) -> None:
@@ -91,27 +75,22 @@ class Session:
 
     async def stop(self) -> None:
         """End the current codex process (stdin, wait, SIGTERM, SIGKILL); save its stderr."""
-        client, self.client = self.client, None
-        if client is None:
+        if not self.session.running:
             return
         try:
-            await client.close(grace=EXIT_GRACE_S)
+            await self.session.close_current(grace=EXIT_GRACE_S)
         finally:
-            self._write_stderr(client.stderr_tail(STDERR_TAIL_LINES))
+            process = self.session.processes[-1]
+            tail = process.client.stderr_tail(STDERR_TAIL_LINES)
+            self._write_stderr(len(self.session.processes), tail)
 
-    def _write_stderr(self, tail: str) -> None:
+    def _write_stderr(self, generation: int, tail: str) -> None:
         text = tail + "\n" if tail else ""
-        (self.out / f"stderr.{self.generation}.txt").write_text(text, encoding="utf-8")
+        (self.out / f"stderr.{generation}.txt").write_text(text, encoding="utf-8")
 
-    async def call(
-        self, method: str, params: Any = None, timeout: float = REQUEST_TIMEOUT_S
-    ) -> dict[str, Any]:
-        """`{"result": ...}` or `{"error": {"code", "message", "data"}}`: error answers are
-        observations here, so they are returned; transport failures still raise."""
-        try:
-            return {"result": await self.rpc.request(method, params, timeout=timeout)}
-        except ServerError as error:
-            return {"error": {"code": error.code, "message": error.message, "data": error.data}}
+    async def call(self, method: str, params: Any = None) -> dict[str, Any]:
+        """`{"result": ...}` or `{"error": {"code", "message", "data"}}`."""
+        return await self.session.call(method, params)
 
     def forget_notifications(self) -> None:
         """Drop buffered notifications, so the next wait sees only newer ones."""
@@ -129,7 +108,7 @@ class Session:
     async def turn(self, thread_id: str, text: str) -> dict[str, Any]:
         """Start a turn and wait for its turn/completed; returns the turn/start answer."""
         self.forget_notifications()
-        response = await self.call("turn/start", {"threadId": thread_id, "input": text_input(text)})
+        response = await self.call("turn/start", turn_params(thread_id, text))
         if "result" in response:
             await self.wait_turn_completed()
         return response
@@ -154,10 +133,8 @@ class Session:
     def transcript_lines(self) -> Iterator[dict[str, Any]]:
         """Transcript entries tagged with their process ("process": 1, 2, ...): request ids
         start again in every process, so this is how a reader pairs them."""
-        entries = self.transcript.entries
-        bounds = [*self.process_starts, len(entries)]
-        for generation, (first, end) in enumerate(itertools.pairwise(bounds), 1):
-            for entry in entries[first:end]:
+        for generation, process in enumerate(self.session.processes, 1):
+            for entry in process.entries:
                 yield {"process": generation, **entry.to_json()}
 
     async def finish(self) -> None:
@@ -208,7 +185,7 @@ def render_layouts(requests: list[CapturedRequest], abandoned: set[int]) -> str:
 
 
 # -- scenarios -------------------------------------------------------------------
-async def lifecycle(s: Session) -> None:
+async def lifecycle(s: Capture) -> None:
     """start → 2 turns → compact → turn → resume loaded (V2) → turn → restart + resume
     (V3) → turn → restart + resume (V3, developer "") → turn → restart + resume
     without instruction fields → turn → compact → turn."""
@@ -240,7 +217,7 @@ async def lifecycle(s: Session) -> None:
     await s.turn(thread, "USER_TURN_9_AFTER_UNSUBSCRIBE_RESUME_V4")
 
 
-async def resume_then_compact(s: Session) -> None:
+async def resume_then_compact(s: Capture) -> None:
     """Which instructions does compaction re-inject after a loaded resume, a cold
     resume with new values, and a cold resume without instruction fields?"""
     await s.spawn()
@@ -259,7 +236,7 @@ async def resume_then_compact(s: Session) -> None:
     await s.turn(thread, "RC_TURN_4_AFTER_COLD_RESUME_NO_FIELDS_AND_COMPACT")
 
 
-async def legacy_thread(s: Session) -> None:
+async def legacy_thread(s: Capture) -> None:
     """Spec 6.3: the old full prompt in turn 1, then resumed with instruction fields."""
     await s.spawn()
     thread = await s.start_thread()
@@ -271,7 +248,7 @@ async def legacy_thread(s: Session) -> None:
     await s.turn(thread, "LEGACY_TURN_3_AFTER_COLD_RESUME")
 
 
-async def resume_empty_values(s: Session) -> None:
+async def resume_empty_values(s: Capture) -> None:
     """Cold resume with "" (then a compaction) and with null, for both fields."""
     await s.spawn()
     thread = await s.start_thread(**markers("R"))
@@ -291,7 +268,7 @@ async def resume_empty_values(s: Session) -> None:
     await s.turn(thread, "RE_TURN_4_AFTER_COLD_RESUME_BOTH_NULL")
 
 
-async def catalog_model(s: Session) -> None:
+async def catalog_model(s: Capture) -> None:
     """Does a model from codex's own catalog change where base instructions go?"""
     await s.spawn()
     for model in ("gpt-5.4", "gpt-5.5"):
@@ -299,7 +276,7 @@ async def catalog_model(s: Session) -> None:
         await s.turn(thread, f"CATALOG_MODEL_{model}")
 
 
-async def empty_values(s: Session) -> None:
+async def empty_values(s: Capture) -> None:
     """thread/start with "", null and omitted for both fields, and each field alone."""
     await s.spawn()
     cases: dict[str, dict[str, Any]] = {
@@ -315,7 +292,7 @@ async def empty_values(s: Session) -> None:
         await s.turn(thread, f"EMPTY_CASE_{case}")
 
 
-async def errors(s: Session) -> None:
+async def errors(s: Capture) -> None:
     """The error answers the driver's fallback rules rely on."""
     await s.spawn(initialize=False)
     await s.call("thread/start", {"cwd": str(s.home.workdir)})  # before initialize
@@ -348,7 +325,7 @@ async def errors(s: Session) -> None:
     await s.call("thread/compact/start", {"threadId": thread})
 
 
-async def openai_named_compaction(s: Session) -> None:
+async def openai_named_compaction(s: Capture) -> None:
     """Same provider, but named "OpenAI": does compaction take another path?"""
     await s.spawn()
     thread = await s.start_thread(**markers("OAI"))
@@ -357,7 +334,7 @@ async def openai_named_compaction(s: Session) -> None:
     await s.turn(thread, "OAI_TURN_2_AFTER_COMPACT")
 
 
-async def auto_compaction(s: Session) -> None:
+async def auto_compaction(s: Capture) -> None:
     """A reported usage above model_auto_compact_token_limit: when and how does codex
     compact on its own, and what does the next request hold?"""
     await s.spawn()
@@ -368,7 +345,7 @@ async def auto_compaction(s: Session) -> None:
     await s.turn(thread, "AUTO_TURN_3")
 
 
-Scenario = Callable[[Session], Awaitable[None]]
+Scenario = Callable[[Capture], Awaitable[None]]
 # Each scenario, and how its home differs from the default one.
 SCENARIOS: dict[str, tuple[Scenario, dict[str, Any]]] = {
     "lifecycle": (lifecycle, {}),
@@ -393,12 +370,12 @@ async def run_scenario(codex: str, out: Path, name: str) -> None:
     scenario, home_options = SCENARIOS[name]
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, **home_options) as home:
-            session = Session(codex, out, name, tap, home)
+            capture = Capture(Session(backend_at(Path(codex)), tap, home), out, name)
             try:
-                await scenario(session)
+                await scenario(capture)
             finally:
-                await session.finish()
-                (session.out / "config.toml").write_text(home.config_path.read_text())
+                await capture.finish()
+                (capture.out / "config.toml").write_text(home.config_path.read_text())
 
 
 def main(argv: list[str] | None = None) -> int:

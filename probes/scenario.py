@@ -21,13 +21,10 @@ from harness.jsonrpc.errors import JsonRpcError, RequestTimeout, ServerError, Tr
 from harness.jsonrpc.transcript import Transcript
 from rig.backends import Backend
 from rig.homes import IsolatedHome
+from rig.session import Session, steer_params, turn_params
 from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 STEP_TIMEOUT = 60.0
-
-
-def text_input(text: str) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": text, "text_elements": []}]
 
 
 @dataclass
@@ -75,23 +72,21 @@ class Observation:
 
 
 class ScenarioRun:
-    """The steps of one scenario, on one backend, in one isolated home."""
+    """The steps of one scenario, recorded on a `Session` (one backend, one isolated home)."""
 
-    def __init__(self, backend: Backend, tap: Wiretap, home: IsolatedHome) -> None:
-        self.backend = backend
-        self.tap = tap
-        self.home = home
-        self.transcript = Transcript()
-        self.client: JsonRpcClient | None = None
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.tap = session.tap
+        self.home = session.home
+        self.transcript = session.transcript
         self.steps: list[StepRecord] = []
         self.threads: dict[str, str] = {}  # label -> thread id
-        self.stderr_tails: list[str] = []
 
     @property
     def rpc(self) -> JsonRpcClient:
-        if self.client is None:
+        if not self.session.running:
             raise RuntimeError("the scenario has no app-server running; call restart()")
-        return self.client
+        return self.session.client
 
     async def _step(
         self,
@@ -130,23 +125,17 @@ class ScenarioRun:
         The step records both processes, so a probe can prove the restart happened: the old
         one has exited and the new one is another process.
         """
-        before = self.client
-        await self.stop()
-        self.client = await self.backend.open(
-            self.home, transcript=self.transcript, initialize=initialize
-        )
-        result: dict[str, Any] = {"pid": self.client.server.pid}
+        before = self.session.processes[-1] if self.session.processes else None
+        await self.session.restart(initialize=initialize)
+        result: dict[str, Any] = {"pid": self.session.processes[-1].pid}
         if before is not None:
-            result["previous"] = {"pid": before.server.pid, "returncode": before.returncode}
+            result["previous"] = {"pid": before.pid, "returncode": before.returncode}
         self.steps.append(
             StepRecord(name="restart", label=f"restart-{len(self.steps)}", params={}, result=result)
         )
 
     async def stop(self) -> None:
-        if self.client is not None:
-            await self.client.close()
-            self.stderr_tails.append(self.client.stderr_tail())
-            self.client = None
+        await self.session.close_current()
 
     async def start(self, label: str, **fields: Any) -> str:
         params = {"cwd": str(self.home.workdir), **fields}
@@ -166,7 +155,7 @@ class ScenarioRun:
         if reply is not None:
             self.tap.queue_replies(reply)
         thread_id = self.threads[thread]
-        params = {"threadId": thread_id, "input": text_input(text)}
+        params = turn_params(thread_id, text)
         return await self._step("turn", label, params, lambda: self._run_turn(params))
 
     async def _run_turn(self, params: dict[str, Any]) -> Any:
@@ -175,17 +164,12 @@ class ScenarioRun:
         return {"turn/start": result, "turn/completed": done}
 
     async def _completed(self, thread_id: str) -> Any:
-        note = await self.rpc.wait_for_notification(
-            "turn/completed",
-            lambda n: n.params.get("threadId") == thread_id,
-            timeout=STEP_TIMEOUT,
-        )
-        return note.params
+        return await self.session.wait_thread_turn_completed(thread_id)
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
         """Start a turn whose model answer is held back, and return its turn id."""
         self.tap.queue_replies(reply)
-        params = {"threadId": self.threads[thread], "input": text_input(text)}
+        params = turn_params(self.threads[thread], text)
         before = len(self.tap.requests)
 
         async def start_and_wait() -> Any:
@@ -208,11 +192,7 @@ class ScenarioRun:
     async def steer(
         self, thread: str, text: str, label: str, *, expected_turn_id: str
     ) -> StepRecord:
-        params = {
-            "threadId": self.threads[thread],
-            "input": text_input(text),
-            "expectedTurnId": expected_turn_id,
-        }
+        params = steer_params(self.threads[thread], text, expected_turn_id)
         return await self._step(
             "steer",
             label,
@@ -313,7 +293,7 @@ async def run_scenario(
     """
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, parent_dir=work_dir, **(home_options or {})) as home:
-            run = ScenarioRun(backend, tap, home)
+            run = ScenarioRun(Session(backend, tap, home, timeout=STEP_TIMEOUT))
             try:
                 await run.restart()
                 await scenario(run)
@@ -329,7 +309,7 @@ async def run_scenario(
                 steps=run.steps,
                 requests=tap.requests,
                 transcript=run.transcript,
-                stderr_tail="\n".join(run.stderr_tails)[-4000:],
+                stderr_tail=run.session.stderr_tails()[-4000:],
                 threads=dict(run.threads),
                 answers=dict(tap.answers),
             )
@@ -344,7 +324,7 @@ class ScenarioBroken(RuntimeError):
         self.requests = run.tap.requests
         self.steps = run.steps
         own_tail = error.stderr_tail if isinstance(error, TransportError) else ""
-        self.stderr_tail = "\n".join(run.stderr_tails)[-4000:] or own_tail
+        self.stderr_tail = run.session.stderr_tails()[-4000:] or own_tail
         super().__init__(f"scenario {name} broke: {describe_failure(error)}")
 
 

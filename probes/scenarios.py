@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from harness.driver.params import text_input
 from probes.observation import marker
-from probes.scenario import Scenario, ScenarioRun, text_input
+from probes.scenario import Scenario, ScenarioRun
 from rig.homes import OPENAI_PROVIDER_NAME
 from rig.wiretap import Reply
 

@@ -16,7 +16,7 @@ from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, checked_in_path, load_profile
 from harness.codex.appserver import open_app_server
 from harness.codex.cache import cache_root
-from harness.codex.install import install
+from harness.codex.install import binary_version, install
 from harness.codex.schema import ensure_schema
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.transcript import Transcript
@@ -35,10 +35,17 @@ class Backend:
     kind: BackendKind
     version: str
     binary: Path
-    schema_dir: Path
+    # The protocol schema the binary generated; None for a binary given by path.
+    schema_folder: Path | None
     script: Path | None = None
     # The fake's profile file (checked in or learned); None for the real binary.
     profile: Path | None = None
+
+    @property
+    def schema_dir(self) -> Path:
+        if self.schema_folder is None:
+            raise BackendError(f"{self.binary} was given by path: it has no cached schema")
+        return self.schema_folder
 
     @property
     def label(self) -> str:
@@ -66,6 +73,12 @@ class Backend:
         if self.kind != "fake":
             raise BackendError("fault scripts need the fake backend")
         return make_backend("fake", self.version, script=script, profile=self.profile)
+
+
+def backend_at(binary: Path) -> Backend:
+    """The real app-server at `binary` (a codex outside the cache, as a measuring tool
+    takes it): its version is what it reports; it has no cached schema."""
+    return Backend("real", binary_version(binary), binary, None)
 
 
 def make_backend(

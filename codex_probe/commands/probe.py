@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import probes.suite
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
 from fake_appserver.profile import ProfileError, load_profile
@@ -23,7 +24,7 @@ from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS
 from probes.scenarios import SCENARIOS
 
-SUITE = Path(__file__).resolve().parents[1] / "suite"
+SUITE = Path(probes.suite.__file__).resolve().parent
 USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
 NO_VERDICT = 3

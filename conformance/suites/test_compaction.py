@@ -7,13 +7,13 @@ import uuid
 import pytest
 
 from conformance.marks import check
-from conformance.session import CodexSession
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
 
 @check("CONF-COMPACT-001")
-async def test_compaction_start_answers_an_empty_object(codex_session: CodexSession) -> None:
+async def test_compaction_start_answers_an_empty_object(codex_session: Session) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
     first = await codex_session.run_turn(thread_id, "one")
@@ -24,7 +24,7 @@ async def test_compaction_start_answers_an_empty_object(codex_session: CodexSess
 
 @check("CONF-COMPACT-002")
 async def test_compaction_runs_as_a_turn_with_one_compaction_item_and_one_model_request(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -34,7 +34,7 @@ async def test_compaction_runs_as_a_turn_with_one_compaction_item_and_one_model_
     assert turn["status"] == "completed", turn
     items = [
         m["params"]["item"]
-        for m in codex_session.processes[-1].transcript.messages("recv")
+        for m in codex_session.processes[-1].messages("recv")
         if isinstance(m, dict)
         and m.get("method") == "item/completed"
         and (m.get("params") or {}).get("turnId") == turn["id"]
@@ -45,7 +45,7 @@ async def test_compaction_runs_as_a_turn_with_one_compaction_item_and_one_model_
 
 
 @check("CONF-COMPACT-003")
-async def test_start_time_instructions_survive_compaction(codex_session: CodexSession) -> None:
+async def test_start_time_instructions_survive_compaction(codex_session: Session) -> None:
     await codex_session.open()
     base, developer = f"BASE-{uuid.uuid4().hex}", f"DEV-{uuid.uuid4().hex}"
     thread_id = (

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from conformance.marks import check
-from conformance.session import CodexSession
 from conformance.shapes import ALREADY_INITIALIZED, NOT_INITIALIZED, expect_refusal
 from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
@@ -19,7 +19,7 @@ EXIT_GRACE_S = 5.0
 
 @check("CONF-HANDSHAKE-001")
 async def test_initialize_names_the_server_version_and_then_requests_are_served(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     client = await codex_session.open(initialize=False)
     result = await client.request("initialize", CLIENT_INFO, timeout=codex_session.timeout)
@@ -32,7 +32,7 @@ async def test_initialize_names_the_server_version_and_then_requests_are_served(
 
 @check("CONF-HANDSHAKE-002")
 async def test_a_request_before_initialize_is_refused_as_not_initialized(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     client = await codex_session.open(initialize=False)
     request = client.request(
@@ -43,7 +43,7 @@ async def test_a_request_before_initialize_is_refused_as_not_initialized(
 
 @check("CONF-HANDSHAKE-003")
 async def test_a_second_initialize_is_refused_as_already_initialized(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     client = await codex_session.open()
     await expect_refusal(
@@ -54,7 +54,7 @@ async def test_a_second_initialize_is_refused_as_already_initialized(
 
 @check("CONF-SHUTDOWN-001")
 async def test_closing_stdin_ends_the_server_with_exit_code_zero(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     client = await codex_session.open()
     await codex_session.start_thread()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.marks import check
-from conformance.session import CodexSession
 from conformance.shapes import UNKNOWN_METHOD, expect_refusal
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
@@ -15,7 +15,7 @@ UNKNOWN = "no/such/method"
 
 @check("CONF-METHOD-001")
 async def test_an_unknown_method_is_refused_as_an_invalid_request(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     codex_session.off_schema_methods.add(UNKNOWN)  # sent off-schema on purpose

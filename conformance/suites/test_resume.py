@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from conformance.holds import Holds, hold_turn
 from conformance.marks import check
-from conformance.session import CodexSession, thread_of
 from conformance.shapes import (
     INVALID_THREAD_ID,
     NO_ROLLOUT,
@@ -17,13 +17,14 @@ from conformance.shapes import (
     matches,
 )
 from harness.jsonrpc.errors import ServerError
+from rig.session import Session, thread_of
 
 pytestmark = pytest.mark.asyncio
 
 IDLE = {"type": "idle"}
 
 
-async def resume(session: CodexSession, thread_id: str, **params: Any) -> dict[str, Any]:
+async def resume(session: Session, thread_id: str, **params: Any) -> dict[str, Any]:
     """thread/resume, following the protocol when the server says the thread is closing:
     wait for its thread/closed, then ask once more."""
     request = {"threadId": thread_id, **params}
@@ -43,7 +44,7 @@ async def resume(session: CodexSession, thread_id: str, **params: Any) -> dict[s
 
 @check("CONF-RESUME-001")
 async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -55,7 +56,7 @@ async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
 
 @check("CONF-RESUME-002")
 async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -70,7 +71,7 @@ async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
 
 @check("CONF-RESUME-003")
 async def test_resume_of_an_unknown_id_is_refused_as_no_rollout(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     missing = str(uuid.uuid4())
@@ -81,7 +82,7 @@ async def test_resume_of_an_unknown_id_is_refused_as_no_rollout(
 
 @check("CONF-RESUME-004")
 async def test_resume_of_a_malformed_id_is_refused_as_invalid(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     await expect_refusal(
@@ -91,7 +92,7 @@ async def test_resume_of_a_malformed_id_is_refused_as_invalid(
 
 @check("CONF-RESUME-005")
 async def test_resume_accepts_the_instruction_fields_empty_strings_included(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (
@@ -107,7 +108,7 @@ async def test_resume_accepts_the_instruction_fields_empty_strings_included(
 
 @check("CONF-RESUME-006")
 async def test_a_thread_that_never_had_a_turn_resumes_as_not_found_loaded_or_not(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     loaded = (await codex_session.start_thread())["id"]
@@ -125,12 +126,12 @@ async def test_a_thread_that_never_had_a_turn_resumes_as_not_found_loaded_or_not
 
 @check("CONF-RESUME-007")
 async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progress(
-    codex_session: CodexSession,
+    codex_session: Session, codex_holds: Holds
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
     first = await codex_session.run_turn(thread_id, "one")
-    turn, marker = await codex_session.hold_turn(thread_id)
+    turn, marker = await hold_turn(codex_session, codex_holds, thread_id)
     expected = [(first["id"], "completed"), (turn["id"], "inProgress")]
     try:
         read = (
@@ -140,7 +141,7 @@ async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progre
         )["thread"]
         resumed = await resume(codex_session, thread_id)
     finally:
-        codex_session.holds.release(marker)
+        codex_holds.release(marker)
     for answer, thread in (("thread/read", read), ("thread/resume", resumed)):
         assert thread["status"]["type"] == "active", f"{answer}: status {thread['status']}"
         listed = [(t["id"], t["status"]) for t in thread["turns"]]
@@ -149,7 +150,7 @@ async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progre
 
 @check("CONF-UNSUBSCRIBE-001")
 async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -164,7 +165,7 @@ async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
 
 @check("CONF-UNSUBSCRIBE-002")
 async def test_unsubscribe_of_a_thread_not_loaded_answers_not_loaded(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     answer = await codex_session.request("thread/unsubscribe", {"threadId": str(uuid.uuid4())})

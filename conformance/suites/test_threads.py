@@ -7,8 +7,8 @@ import uuid
 import pytest
 
 from conformance.marks import check
-from conformance.session import CodexSession, thread_of
 from conformance.shapes import TURNS_BEFORE_FIRST_TURN, expect_refusal
+from rig.session import Session, thread_of
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,7 +25,7 @@ def is_uuid(value: object) -> bool:
 
 @check("CONF-THREAD-START-001")
 async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread = await codex_session.start_thread()
@@ -36,7 +36,7 @@ async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
 
 
 @check("CONF-THREAD-START-002")
-async def test_thread_started_follows_for_the_same_thread(codex_session: CodexSession) -> None:
+async def test_thread_started_follows_for_the_same_thread(codex_session: Session) -> None:
     client = await codex_session.open()
     thread = await codex_session.start_thread()
     note = await client.wait_for_notification(
@@ -47,7 +47,7 @@ async def test_thread_started_follows_for_the_same_thread(codex_session: CodexSe
 
 @check("CONF-THREAD-START-003")
 async def test_instruction_fields_are_accepted_and_reach_the_model(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     base, developer = f"BASE-{uuid.uuid4().hex}", f"DEV-{uuid.uuid4().hex}"
@@ -64,7 +64,7 @@ async def test_instruction_fields_are_accepted_and_reach_the_model(
 
 @check("CONF-THREAD-START-004")
 async def test_thread_start_accepts_empty_and_null_instruction_fields(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     for base, developer in [("", ""), (None, None), ("", None), (None, "")]:
@@ -76,7 +76,7 @@ async def test_thread_start_accepts_empty_and_null_instruction_fields(
 
 @check("CONF-READ-001")
 async def test_thread_read_with_turns_returns_them_with_their_items(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -102,7 +102,7 @@ async def test_thread_read_with_turns_returns_them_with_their_items(
 
 @check("CONF-READ-002")
 async def test_thread_read_with_turns_before_the_first_turn_is_refused(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from conformance.holds import Holds, hold_turn
 from conformance.marks import check
-from conformance.session import CodexSession, text_input
 from conformance.shapes import (
     NO_ACTIVE_TURN_TO_INTERRUPT,
     NO_ACTIVE_TURN_TO_STEER,
@@ -16,6 +16,8 @@ from conformance.shapes import (
     WRONG_ACTIVE_TURN,
     expect_refusal,
 )
+from harness.driver.params import text_input
+from rig.session import Session
 from rig.wiretap import Reply
 
 pytestmark = pytest.mark.asyncio
@@ -27,11 +29,11 @@ SLOW_ANSWER_S = 1.5
 REFUSAL_DEADLINE_S = 5.0
 
 
-def notifications_of_turn(session: CodexSession, turn_id: str) -> list[dict[str, Any]]:
+def notifications_of_turn(session: Session, turn_id: str) -> list[dict[str, Any]]:
     """The turn and item notifications of one turn, in arrival order."""
     return [
         message
-        for message in session.processes[-1].transcript.messages("recv")
+        for message in session.processes[-1].messages("recv")
         if isinstance(message, dict)
         and message.get("method") in TURN_METHODS
         and _turn_id(message) == turn_id
@@ -46,7 +48,7 @@ def _turn_id(message: dict[str, Any]) -> Any:
 
 @check("CONF-TURN-001")
 async def test_turn_start_answers_an_in_progress_turn_with_an_id_and_no_items(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -61,7 +63,7 @@ async def test_turn_start_answers_an_in_progress_turn_with_an_id_and_no_items(
 
 @check("CONF-TURN-002")
 async def test_a_turn_notifies_started_then_items_then_completed(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -75,7 +77,7 @@ async def test_a_turn_notifies_started_then_items_then_completed(
 
 @check("CONF-TURN-003")
 async def test_a_turn_holds_our_user_message_and_the_model_answer(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -94,7 +96,7 @@ async def test_a_turn_holds_our_user_message_and_the_model_answer(
 
 @check("CONF-TURN-004")
 async def test_turn_start_on_a_thread_not_loaded_is_refused_as_not_found(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     missing = str(uuid.uuid4())
@@ -107,7 +109,7 @@ async def test_turn_start_on_a_thread_not_loaded_is_refused_as_not_found(
 
 @check("CONF-TURN-005")
 async def test_a_turn_start_while_a_turn_is_active_joins_that_turn(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -128,7 +130,7 @@ async def test_a_turn_start_while_a_turn_is_active_joins_that_turn(
     )
     started = [
         _turn_id(message)
-        for message in codex_session.processes[-1].transcript.messages("recv")
+        for message in codex_session.processes[-1].messages("recv")
         if isinstance(message, dict) and message.get("method") == "turn/started"
     ]
     assert started == [turn["id"]], f"turns started {started}, expected only {turn['id']}"
@@ -136,7 +138,7 @@ async def test_a_turn_start_while_a_turn_is_active_joins_that_turn(
 
 @check("CONF-STEER-001")
 async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
-    codex_session: CodexSession,
+    codex_session: Session,
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -154,7 +156,7 @@ async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
 
 
 @check("CONF-STEER-002")
-async def test_steer_with_no_active_turn_is_refused(codex_session: CodexSession) -> None:
+async def test_steer_with_no_active_turn_is_refused(codex_session: Session) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
     await codex_session.run_turn(thread_id, "done already")
@@ -169,11 +171,11 @@ async def test_steer_with_no_active_turn_is_refused(codex_session: CodexSession)
 
 @check("CONF-STEER-003")
 async def test_steer_naming_another_turn_is_refused_naming_the_active_one(
-    codex_session: CodexSession,
+    codex_session: Session, codex_holds: Holds
 ) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
-    turn, marker = await codex_session.hold_turn(thread_id)
+    turn, marker = await hold_turn(codex_session, codex_holds, thread_id)
     other = str(uuid.uuid4())
     try:
         await expect_refusal(
@@ -186,14 +188,16 @@ async def test_steer_naming_another_turn_is_refused_naming_the_active_one(
             actual=turn["id"],
         )
     finally:
-        codex_session.holds.release(marker)
+        codex_holds.release(marker)
 
 
 @check("CONF-INTERRUPT-001")
-async def test_interrupt_ends_the_active_turn_as_interrupted(codex_session: CodexSession) -> None:
+async def test_interrupt_ends_the_active_turn_as_interrupted(
+    codex_session: Session, codex_holds: Holds
+) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
-    turn, marker = await codex_session.hold_turn(thread_id)
+    turn, marker = await hold_turn(codex_session, codex_holds, thread_id)
     try:
         answer = await codex_session.request(
             "turn/interrupt", {"threadId": thread_id, "turnId": turn["id"]}
@@ -201,12 +205,12 @@ async def test_interrupt_ends_the_active_turn_as_interrupted(codex_session: Code
         assert answer == {}, answer
         completed = (await codex_session.wait_turn("turn/completed", turn["id"]))["turn"]
     finally:
-        codex_session.holds.release(marker)
+        codex_holds.release(marker)
     assert completed["status"] == "interrupted", completed
 
 
 @check("CONF-INTERRUPT-002")
-async def test_interrupt_with_no_active_turn_is_refused(codex_session: CodexSession) -> None:
+async def test_interrupt_with_no_active_turn_is_refused(codex_session: Session) -> None:
     client = await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
     completed = await codex_session.run_turn(thread_id, "done already")

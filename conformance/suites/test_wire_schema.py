@@ -12,15 +12,17 @@ import contextlib
 
 import pytest
 
+from conformance.holds import Holds, hold_turn
 from conformance.marks import check
-from conformance.session import CodexSession, Target
+from conformance.target import Target
 from conformance.wire import LoggedTranscript, WireLog, findings, report, validator_for
 from harness.jsonrpc.errors import JsonRpcError
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
 
-async def exchange(session: CodexSession) -> None:
+async def exchange(session: Session, holds: Holds) -> None:
     """The methods the driver and probes use, once each, on one thread."""
     with contextlib.suppress(JsonRpcError, AssertionError, KeyError, TypeError):
         await session.open()
@@ -29,24 +31,24 @@ async def exchange(session: CodexSession) -> None:
         await session.request("thread/read", {"threadId": thread["id"], "includeTurns": True})
         await session.request("thread/resume", {"threadId": thread["id"]})
         await session.compact(thread["id"], {first["id"]})
-        turn, marker = await session.hold_turn(thread["id"])
+        turn, marker = await hold_turn(session, holds, thread["id"])
         try:
             await session.request(
                 "turn/interrupt", {"threadId": thread["id"], "turnId": turn["id"]}
             )
             await session.wait_turn("turn/completed", turn["id"])
         finally:
-            session.holds.release(marker)
+            holds.release(marker)
         await session.request("thread/unsubscribe", {"threadId": thread["id"]})
 
 
 async def judged(
-    session: CodexSession, log: WireLog, target: Target, nodeid: str
+    session: Session, holds: Holds, log: WireLog, target: Target, nodeid: str
 ) -> list[LoggedTranscript]:
-    await exchange(session)
+    await exchange(session, holds)
     await session.close()
     own = [
-        LoggedTranscript(f"{nodeid} (process {n})", tuple(p.transcript.entries))
+        LoggedTranscript(f"{nodeid} (process {n})", tuple(p.entries))
         for n, p in enumerate(session.processes, start=1)
     ]
     return log.transcripts(target.label) + own
@@ -54,10 +56,14 @@ async def judged(
 
 @check("CONF-WIRE-SERVER-001")
 async def test_every_message_the_server_sent_fits_the_schema(
-    codex_session: CodexSession, wire_log: WireLog, request: pytest.FixtureRequest
+    codex_session: Session,
+    codex_holds: Holds,
+    codex_target: Target,
+    wire_log: WireLog,
+    request: pytest.FixtureRequest,
 ) -> None:
-    target = codex_session.target
-    logged = await judged(codex_session, wire_log, target, request.node.nodeid)
+    target = codex_target
+    logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
     found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "server")
     assert count > 0, "no server message was recorded to judge"
     assert not found, report("server", found, count, target.label)
@@ -65,10 +71,14 @@ async def test_every_message_the_server_sent_fits_the_schema(
 
 @check("CONF-WIRE-CLIENT-001")
 async def test_every_message_our_client_sent_fits_the_schema(
-    codex_session: CodexSession, wire_log: WireLog, request: pytest.FixtureRequest
+    codex_session: Session,
+    codex_holds: Holds,
+    codex_target: Target,
+    wire_log: WireLog,
+    request: pytest.FixtureRequest,
 ) -> None:
-    target = codex_session.target
-    logged = await judged(codex_session, wire_log, target, request.node.nodeid)
+    target = codex_target
+    logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
     found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "client")
     assert count > 0, "no client message was recorded to judge"
     assert not found, report("client", found, count, target.label)

@@ -10,6 +10,7 @@ import pytest
 
 from fake_appserver.launcher import write_launcher
 from harness.codex.appserver import open_app_server
+from harness.driver.params import text_input
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.transcript import Transcript
 from rig.homes import IsolatedHome
@@ -17,7 +18,7 @@ from rig.wiretap import Wiretap
 
 
 @dataclass
-class FakeSession:
+class FakeProcesses:
     """A wiretap, an isolated home and fake app-server processes on them."""
 
     tap: Wiretap
@@ -56,7 +57,7 @@ class FakeSession:
 
     async def turn(self, client: JsonRpcClient, thread_id: str, text: str) -> dict[str, Any]:
         await client.request(
-            "turn/start", {"threadId": thread_id, "input": [text_input(text)]}, timeout=10
+            "turn/start", {"threadId": thread_id, "input": text_input(text)}, timeout=10
         )
         note = await client.wait_for_notification("turn/completed", timeout=15)
         turn: dict[str, Any] = note.params["turn"]
@@ -68,20 +69,16 @@ class FakeSession:
         return items
 
 
-def text_input(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text, "text_elements": []}
-
-
 def texts(items: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
     """Each input message as (role, its texts)."""
     return [(i["role"], [c["text"] for c in i["content"]]) for i in items if i["type"] == "message"]
 
 
 @pytest.fixture
-async def fake(tmp_path: Path) -> AsyncIterator[FakeSession]:
+async def fake(tmp_path: Path) -> AsyncIterator[FakeProcesses]:
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, parent_dir=tmp_path) as home:
-            session = FakeSession(tap=tap, home=home, launchers=tmp_path / "bin")
+            session = FakeProcesses(tap=tap, home=home, launchers=tmp_path / "bin")
             try:
                 yield session
             finally:

@@ -9,7 +9,7 @@ import pytest
 
 from fake_appserver.profile import available_versions
 from harness.jsonrpc.errors import ServerError
-from tests.fake.conftest import FakeSession, texts
+from tests.fake.conftest import FakeProcesses, texts
 
 PROFILES = available_versions()
 
@@ -38,7 +38,7 @@ def test_an_unknown_profile_is_a_clear_error_listing_the_profiles() -> None:
 
 
 async def test_instructions_reach_the_provider_where_the_0_171_profile_puts_them(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     client = await fake.start("0.171.0")
     thread_id = await fake.new_thread(client, baseInstructions="BASE", developerInstructions="DEV")
@@ -53,7 +53,7 @@ async def test_instructions_reach_the_provider_where_the_0_171_profile_puts_them
 
 
 async def test_instructions_reach_the_provider_where_the_0_120_profile_puts_them(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     client = await fake.start("0.120.0")
     thread_id = await fake.new_thread(client, baseInstructions="BASE", developerInstructions="DEV")
@@ -65,7 +65,7 @@ async def test_instructions_reach_the_provider_where_the_0_120_profile_puts_them
 
 
 @pytest.mark.parametrize("profile", PROFILES)
-async def test_a_turn_notifies_in_upstream_order(fake: FakeSession, profile: str) -> None:
+async def test_a_turn_notifies_in_upstream_order(fake: FakeProcesses, profile: str) -> None:
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
     await fake.turn(client, thread_id, "hi")
@@ -85,7 +85,7 @@ async def test_a_turn_notifies_in_upstream_order(fake: FakeSession, profile: str
 
 
 async def test_a_read_shows_a_turns_items_in_full_and_turn_completed_only_the_answer(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     """0.171.0 names the view of a turn's items; measured: full in thread/read and
     thread/resume, a summary (the agent messages) in turn/completed."""
@@ -103,7 +103,7 @@ async def test_a_read_shows_a_turns_items_in_full_and_turn_completed_only_the_an
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_threads_persist_so_a_restarted_fake_resumes_them(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     first = await fake.start(profile)
@@ -134,7 +134,7 @@ async def test_threads_persist_so_a_restarted_fake_resumes_them(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_resume_of_a_loaded_thread_keeps_the_old_instructions(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     client = await fake.start(profile)
@@ -161,7 +161,7 @@ async def test_a_resume_of_a_loaded_thread_keeps_the_old_instructions(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_compaction_asks_the_model_and_keeps_user_messages_and_the_summary(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     client = await fake.start(profile)
@@ -193,7 +193,7 @@ async def test_compaction_asks_the_model_and_keeps_user_messages_and_the_summary
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_errors_use_the_codes_and_messages_measured_upstream(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     client = await fake.start(profile, initialize=False)
@@ -224,7 +224,7 @@ async def test_errors_use_the_codes_and_messages_measured_upstream(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     from rig.wiretap import Reply
@@ -266,7 +266,7 @@ async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider_item_id(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     from rig.wiretap import Reply

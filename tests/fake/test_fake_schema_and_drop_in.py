@@ -16,17 +16,18 @@ from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
+from harness.driver.params import text_input
 from harness.jsonrpc.errors import ServerError
 from rig.homes import IsolatedHome
 from rig.wiretap import Reply, Wiretap
-from tests.fake.conftest import FakeSession, text_input
+from tests.fake.conftest import FakeProcesses
 
 pytestmark = pytest.mark.real
 
 
 @pytest.mark.parametrize("profile", available_versions())
 async def test_every_message_of_a_full_scenario_fits_the_real_schema(
-    fake: FakeSession,
+    fake: FakeProcesses,
     profile: str,
 ) -> None:
     client = await fake.start(profile)
@@ -39,18 +40,18 @@ async def test_every_message_of_a_full_scenario_fits_the_real_schema(
     await fake.turn(client, thread_id, "one")
     fake.tap.queue_replies(Reply(text="slow", delay_s=0.5))
     turn = (
-        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("two")]})
+        await client.request("turn/start", {"threadId": thread_id, "input": text_input("two")})
     )["turn"]
     await client.request(
         "turn/steer",
-        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": [text_input("steer")]},
+        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": text_input("steer")},
     )
     await client.wait_for_notification("turn/completed", timeout=10)
     await client.request("thread/compact/start", {"threadId": thread_id})
     await client.wait_for_notification("turn/completed", timeout=10)
     fake.tap.queue_replies(Reply(text="slower", delay_s=2.0))
     turn = (
-        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("three")]})
+        await client.request("turn/start", {"threadId": thread_id, "input": text_input("three")})
     )["turn"]
     await client.request("turn/interrupt", {"threadId": thread_id, "turnId": turn["id"]})
     interrupted = await client.wait_for_notification("turn/completed", timeout=10)
@@ -78,7 +79,7 @@ async def start_turn_resume(binary: Path, tmp: Path) -> dict[str, Any]:
                 started = await client.request("thread/start", {"cwd": str(home.workdir)})
                 thread_id = started["thread"]["id"]
                 await client.request(
-                    "turn/start", {"threadId": thread_id, "input": [text_input("hi")]}
+                    "turn/start", {"threadId": thread_id, "input": text_input("hi")}
                 )
                 done = await client.wait_for_notification("turn/completed", timeout=30)
                 seen["turn_status"] = done.params["turn"]["status"]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+from harness.driver.params import text_input
 from harness.jsonrpc.client import JsonRpcClient
 from rig.wiretap import Reply
-from tests.fake.conftest import FakeSession, text_input, texts
+from tests.fake.conftest import FakeProcesses, texts
 
 
-async def steer_into_a_slow_turn(fake: FakeSession, profile: str) -> list[str]:
+async def steer_into_a_slow_turn(fake: FakeProcesses, profile: str) -> list[str]:
     client = await fake.start(profile)
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
         "id"
@@ -17,13 +18,13 @@ async def steer_into_a_slow_turn(fake: FakeSession, profile: str) -> list[str]:
     fake.tap.queue_replies(Reply(text="SLOW-REPLY", delay_s=1.0), Reply(text="AFTER-STEER"))
     turn = (
         await client.request(
-            "turn/start", {"threadId": thread_id, "input": [text_input("TURN-TEXT")]}
+            "turn/start", {"threadId": thread_id, "input": text_input("TURN-TEXT")}
         )
     )["turn"]
     await fake.tap.wait_for_requests(1, timeout=5)
     await client.request(
         "turn/steer",
-        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": [text_input("STEER")]},
+        {"threadId": thread_id, "expectedTurnId": turn["id"], "input": text_input("STEER")},
     )
     completed = await client.wait_for_notification("turn/completed", timeout=15)
     agent_texts = [i["text"] for i in completed.params["turn"]["items"] if "text" in i]
@@ -31,19 +32,19 @@ async def steer_into_a_slow_turn(fake: FakeSession, profile: str) -> list[str]:
     return [*last[-3:], "|", *agent_texts]
 
 
-async def test_0_171_drops_the_pending_answer_when_input_is_steered_in(fake: FakeSession) -> None:
+async def test_0_171_drops_the_pending_answer_when_input_is_steered_in(fake: FakeProcesses) -> None:
     seen = await steer_into_a_slow_turn(fake, "0.171.0")
     assert seen[-4:] == ["TURN-TEXT", "STEER", "|", "AFTER-STEER"]
 
 
 async def test_0_120_keeps_the_pending_answer_and_follows_up_with_the_steer(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     seen = await steer_into_a_slow_turn(fake, "0.120.0")
     assert seen == ["TURN-TEXT", "SLOW-REPLY", "STEER", "|", "SLOW-REPLY", "AFTER-STEER"]
 
 
-async def test_0_120_closes_an_unsubscribed_thread_at_once(fake: FakeSession) -> None:
+async def test_0_120_closes_an_unsubscribed_thread_at_once(fake: FakeProcesses) -> None:
     client = await fake.start("0.120.0")
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
         "id"
@@ -57,7 +58,7 @@ async def test_0_120_closes_an_unsubscribed_thread_at_once(fake: FakeSession) ->
 
 
 async def test_0_171_keeps_an_unsubscribed_thread_listed_until_it_is_resumed(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     client = await fake.start("0.171.0")
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
@@ -79,7 +80,7 @@ async def test_0_171_keeps_an_unsubscribed_thread_listed_until_it_is_resumed(
 
 
 async def test_only_0_120_announces_a_finished_compaction_with_thread_compacted(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     for profile in ("0.120.0", "0.171.0"):
         client = await fake.start(profile)
@@ -95,7 +96,7 @@ async def test_only_0_120_announces_a_finished_compaction_with_thread_compacted(
 
 
 async def test_a_provider_named_openai_gets_the_remote_compaction_each_version_sends(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     fake.home.update_config({"model_providers": {"mock": {"name": "OpenAI"}}})
     for profile, path, last_item in (
@@ -121,18 +122,18 @@ async def test_a_provider_named_openai_gets_the_remote_compaction_each_version_s
 
 
 async def start_a_turn_while_one_is_active(
-    fake: FakeSession, profile: str
+    fake: FakeProcesses, profile: str
 ) -> tuple[str, str, list[str]]:
     """The active turn's id, the id a second turn/start was answered with, the turns started."""
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
     fake.tap.queue_replies(Reply(text="SLOW-REPLY", delay_s=1.0))
     active = (
-        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("FIRST")]})
+        await client.request("turn/start", {"threadId": thread_id, "input": text_input("FIRST")})
     )["turn"]["id"]
     await fake.tap.wait_for_requests(1, timeout=5)
     answered = (
-        await client.request("turn/start", {"threadId": thread_id, "input": [text_input("SECOND")]})
+        await client.request("turn/start", {"threadId": thread_id, "input": text_input("SECOND")})
     )["turn"]
     assert answered["status"] == "inProgress", answered
     await client.wait_for_notification("turn/completed", timeout=15)
@@ -142,7 +143,7 @@ async def start_a_turn_while_one_is_active(
 
 
 async def test_0_171_answers_a_turn_start_during_a_turn_with_the_active_turn(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     active, answered, started = await start_a_turn_while_one_is_active(fake, "0.171.0")
     assert answered == active
@@ -150,27 +151,25 @@ async def test_0_171_answers_a_turn_start_during_a_turn_with_the_active_turn(
 
 
 async def test_0_120_answers_a_turn_start_during_a_turn_with_a_turn_that_never_starts(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     active, answered, started = await start_a_turn_while_one_is_active(fake, "0.120.0")
     assert answered != active
     assert started == [active]
 
 
-async def hold_a_turn(fake: FakeSession, client: JsonRpcClient, thread_id: str) -> str:
+async def hold_a_turn(fake: FakeProcesses, client: JsonRpcClient, thread_id: str) -> str:
     """A turn whose model answer is held back until it is interrupted; its id."""
     fake.tap.queue_replies(Reply(text="HELD", delay_s=60.0))
     before = len(fake.tap.requests)
-    turn = await client.request(
-        "turn/start", {"threadId": thread_id, "input": [text_input("HOLD")]}
-    )
+    turn = await client.request("turn/start", {"threadId": thread_id, "input": text_input("HOLD")})
     await fake.tap.wait_for_requests(before + 1, timeout=5)
     turn_id: str = turn["turn"]["id"]
     return turn_id
 
 
 async def test_0_120_answers_an_idle_interrupt_once_a_later_turn_of_its_thread_is_interrupted(
-    fake: FakeSession,
+    fake: FakeProcesses,
 ) -> None:
     client = await fake.start("0.120.0")
     thread_id, other = await fake.new_thread(client), await fake.new_thread(client)

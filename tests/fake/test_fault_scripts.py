@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_appserver.script import ScriptError, load_script
+from harness.driver.params import text_input
 from harness.jsonrpc.errors import (
     MalformedFrame,
     NotificationTimeout,
@@ -16,7 +17,7 @@ from harness.jsonrpc.errors import (
     ServerError,
     ServerExited,
 )
-from tests.fake.conftest import FakeSession, text_input
+from tests.fake.conftest import FakeProcesses
 
 PROFILE = "0.171.0"
 
@@ -25,7 +26,7 @@ def rule(**fields: object) -> str:
     return json.dumps(fields) + "\n"
 
 
-async def test_an_error_rule_answers_the_nth_call_with_that_error_only(fake: FakeSession) -> None:
+async def test_an_error_rule_answers_the_nth_call_with_that_error_only(fake: FakeProcesses) -> None:
     client = await fake.start(
         PROFILE,
         script=rule(
@@ -40,13 +41,13 @@ async def test_an_error_rule_answers_the_nth_call_with_that_error_only(fake: Fak
     await client.request("thread/start", params)
 
 
-async def test_a_hang_rule_never_answers(fake: FakeSession) -> None:
+async def test_a_hang_rule_never_answers(fake: FakeProcesses) -> None:
     client = await fake.start(PROFILE, script=rule(method="thread/start", action="hang"))
     with pytest.raises(RequestTimeout):
         await client.request("thread/start", {"cwd": str(fake.home.workdir)}, timeout=0.5)
 
 
-async def test_a_delay_rule_answers_late(fake: FakeSession) -> None:
+async def test_a_delay_rule_answers_late(fake: FakeProcesses) -> None:
     client = await fake.start(
         PROFILE, script=rule(method="thread/start", action="delay", seconds=0.6)
     )
@@ -55,7 +56,7 @@ async def test_a_delay_rule_answers_late(fake: FakeSession) -> None:
     assert time.monotonic() - started >= 0.6
 
 
-async def test_a_crash_rule_exits_with_its_code_and_says_why_on_stderr(fake: FakeSession) -> None:
+async def test_a_crash_rule_exits_with_its_code_and_says_why_on_stderr(fake: FakeProcesses) -> None:
     client = await fake.start(
         PROFILE, script=rule(method="thread/start", action="crash", exit_code=42)
     )
@@ -65,19 +66,19 @@ async def test_a_crash_rule_exits_with_its_code_and_says_why_on_stderr(fake: Fak
     assert "crashing on thread/start (script line 1)" in str(caught.value)
 
 
-async def test_a_malformed_rule_writes_a_frame_the_client_cannot_read(fake: FakeSession) -> None:
+async def test_a_malformed_rule_writes_a_frame_the_client_cannot_read(fake: FakeProcesses) -> None:
     client = await fake.start(PROFILE, script=rule(method="thread/start", action="malformed"))
     with pytest.raises(MalformedFrame):
         await client.request("thread/start", {"cwd": str(fake.home.workdir)}, timeout=10)
 
 
-async def test_a_close_stdout_rule_ends_the_connection(fake: FakeSession) -> None:
+async def test_a_close_stdout_rule_ends_the_connection(fake: FakeProcesses) -> None:
     client = await fake.start(PROFILE, script=rule(method="thread/start", action="close_stdout"))
     with pytest.raises(ServerExited):
         await client.request("thread/start", {"cwd": str(fake.home.workdir)}, timeout=10)
 
 
-async def test_a_vanish_rule_makes_the_thread_unknown_to_resume(fake: FakeSession) -> None:
+async def test_a_vanish_rule_makes_the_thread_unknown_to_resume(fake: FakeProcesses) -> None:
     client = await fake.start(PROFILE, script=rule(method="thread/resume", action="vanish"))
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
         "id"
@@ -87,12 +88,12 @@ async def test_a_vanish_rule_makes_the_thread_unknown_to_resume(fake: FakeSessio
     assert caught.value.message == f"no rollout found for thread id {thread_id}"
 
 
-async def test_a_never_complete_rule_leaves_the_turn_running(fake: FakeSession) -> None:
+async def test_a_never_complete_rule_leaves_the_turn_running(fake: FakeProcesses) -> None:
     client = await fake.start(PROFILE, script=rule(method="turn/start", action="never_complete"))
     thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
         "id"
     ]
-    await client.request("turn/start", {"threadId": thread_id, "input": [text_input("x")]})
+    await client.request("turn/start", {"threadId": thread_id, "input": text_input("x")})
     await client.wait_for_notification("turn/started", timeout=5)
     with pytest.raises(NotificationTimeout) as caught:
         await client.wait_for_notification("turn/completed", timeout=0.8)
@@ -191,7 +192,7 @@ def test_delays_of_zero_or_a_fraction_and_exit_codes_0_to_255_are_accepted(tmp_p
     assert len(load_script(script).rules) == 5
 
 
-async def test_the_fake_refuses_to_start_with_a_broken_script(fake: FakeSession) -> None:
+async def test_the_fake_refuses_to_start_with_a_broken_script(fake: FakeProcesses) -> None:
     with pytest.raises(ServerExited) as caught:
         await fake.start(PROFILE, script='{"method": "x", "action": "nope"}\n')
     assert "script-0.jsonl:1: unknown action 'nope'" in str(caught.value)
