@@ -59,7 +59,10 @@ class Observation:
     answers: dict[int, str] = field(default_factory=dict)
 
     def step(self, label: str) -> StepRecord:
-        return next(s for s in self.steps if s.label == label)
+        for step in self.steps:
+            if step.label == label:
+                return step
+        raise LookupError(f"scenario {self.scenario} recorded no step {label!r}")
 
     def request_bodies(self, label: str) -> list[dict[str, Any]]:
         """The model request bodies sent during the step `label`."""
