@@ -66,7 +66,7 @@ class TurnRunner:
         thread = self._loaded_thread(params)
         texts = _texts(params)
         if not texts:
-            raise RequestFailed(-32600, "Invalid request: turn/start needs text input")
+            raise RequestFailed(*self.profile.errors.turn_without_text.value.answer())
         if thread.active is not None:
             return self._join_active_turn(thread.active, texts)
         turn = self._new_turn()
