@@ -39,7 +39,6 @@ from harness.jsonrpc.framing import (
 )
 
 Handler = Callable[[Any], Awaitable[Any]]
-PARSE_ERROR = -32700
 STDIN_LIMIT = 64 * 1024 * 1024
 
 
@@ -103,7 +102,8 @@ class FakeAppServer:
         try:
             message, _ = decode(line)
         except FrameError as error:
-            self.send(error_frame(None, PARSE_ERROR, f"Parse error: {error.reason}"))
+            unreadable = self.profile.errors.unreadable_line.value
+            self.send(error_frame(None, *unreadable.answer(reason=error.reason)))
             return
         if isinstance(message, Request):
             self.spawn(self._answer(message))
