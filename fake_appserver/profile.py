@@ -211,6 +211,10 @@ class Errors(Model, frozen=True):
     turns_before_first_turn: ErrorAnswer  # thread/read includeTurns; {thread_id} if named
     # None where codex never refuses it (behaviour.interrupt_without_turn says what it does).
     no_active_turn_to_interrupt: ErrorAnswer | None
+    # The fake's own refusals of input it cannot imitate codex on. No scenario sends codex
+    # such input, so these are never measured, and their entries say so.
+    turn_without_text: Measured[ErrorAnswer]  # turn/start whose input has no text part
+    unreadable_line: Measured[ErrorAnswer]  # a line that is no JSON-RPC message; {reason}
 
 
 class Provenance(Model, frozen=True):

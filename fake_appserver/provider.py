@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+
+from fake_appserver.config import ProviderConfig
 
 MODEL_REQUEST_TIMEOUT = 120.0
 
@@ -110,3 +113,33 @@ async def compact_remotely(
     if not isinstance(output, list):
         raise ProviderError(f"compact answer has no output list: {str(answer)[:300]}")
     return [item for item in output if isinstance(item, dict)]
+
+
+class ModelClient:
+    """The configured provider as turns reach it, over one HTTP session while the fake serves."""
+
+    def __init__(self, provider: ProviderConfig) -> None:
+        self.provider = provider
+        self._session: aiohttp.ClientSession | None = None
+
+    @contextlib.asynccontextmanager
+    async def connected(self) -> AsyncIterator[None]:
+        async with aiohttp.ClientSession() as session:
+            self._session = session
+            yield
+
+    @property
+    def provider_name(self) -> str:
+        return self.provider.provider_name
+
+    async def respond(
+        self, body: dict[str, Any], listener: StreamListener | None = None
+    ) -> ModelAnswer:
+        return await stream_response(self._open(), self.provider.base_url, body, listener)
+
+    async def compact(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        return await compact_remotely(self._open(), self.provider.base_url, body)
+
+    def _open(self) -> aiohttp.ClientSession:
+        assert self._session is not None, "a model request outside of connected()"
+        return self._session

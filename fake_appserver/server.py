@@ -12,8 +12,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import aiohttp
-
 from fake_appserver.config import ProviderConfig
 from fake_appserver.failures import RequestFailed
 from fake_appserver.layout import normalize_base, normalize_developer
@@ -24,6 +22,7 @@ from fake_appserver.profile import (
     Profile,
     Unsubscribe,
 )
+from fake_appserver.provider import ModelClient
 from fake_appserver.script import FaultScript, Rule
 from fake_appserver.store import ThreadStore
 from fake_appserver.threads import LoadedThread
@@ -40,7 +39,6 @@ from harness.jsonrpc.framing import (
 )
 
 Handler = Callable[[Any], Awaitable[Any]]
-PARSE_ERROR = -32700
 STDIN_LIMIT = 64 * 1024 * 1024
 
 
@@ -63,8 +61,16 @@ class FakeAppServer:
         self.client_name = "client"
         self._stdout_open = True
         self._tasks: set[asyncio.Task[None]] = set()
-        self.session: aiohttp.ClientSession | None = None
-        self.turns = TurnRunner(self)
+        self.model = ModelClient(provider)
+        # The turns get the parts they use, not the server: turns.py never imports server.py.
+        self.turns = TurnRunner(
+            profile=profile,
+            wire=self.wire,
+            loaded=self.loaded,
+            store=self.store,
+            model=self.model,
+            notify=self.notify,
+        )
         self.handlers: dict[str, Handler] = {
             "initialize": self.initialize,
             "thread/start": self.thread_start,
@@ -83,8 +89,7 @@ class FakeAppServer:
 
     async def serve(self) -> int:
         """Answer stdin's requests until it ends; then 0, as codex exits at EOF."""
-        async with aiohttp.ClientSession() as session:
-            self.session = session
+        async with self.model.connected():
             async for line in _stdin_lines():
                 if line.strip():
                     await self._dispatch(line)
@@ -97,7 +102,8 @@ class FakeAppServer:
         try:
             message, _ = decode(line)
         except FrameError as error:
-            self.send(error_frame(None, PARSE_ERROR, f"Parse error: {error.reason}"))
+            unreadable = self.profile.errors.unreadable_line.value
+            self.send(error_frame(None, *unreadable.answer(reason=error.reason)))
             return
         if isinstance(message, Request):
             self.spawn(self._answer(message))
@@ -314,13 +320,6 @@ class FakeAppServer:
                 *self.profile.errors.invalid_thread_id.answer(char=char, position=position)
             ) from None
         return thread_id
-
-    def loaded_thread(self, params: Any) -> LoadedThread:
-        thread_id = str(params.get("threadId", ""))
-        thread = self.loaded.get(thread_id)
-        if thread is None:
-            raise RequestFailed(*self.profile.errors.thread_not_found.answer(thread_id=thread_id))
-        return thread
 
     async def thread_read(self, params: Any) -> Any:
         thread_id = self._checked_thread_id(params)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from fake_appserver.failures import RequestFailed
 from fake_appserver.layout import (
@@ -19,27 +19,42 @@ from fake_appserver.layout import (
 )
 from fake_appserver.profile import (
     InterruptWithoutTurn,
+    Profile,
     RemoteRequest,
     SteerWhileAnswering,
     TurnStartWhileActive,
 )
-from fake_appserver.provider import (
-    ModelAnswer,
-    ProviderError,
-    StreamListener,
-    compact_remotely,
-    stream_response,
-)
+from fake_appserver.provider import ModelAnswer, ModelClient, ProviderError, StreamListener
+from fake_appserver.store import ThreadStore
 from fake_appserver.threads import ActiveTurn, LoadedThread
-from fake_appserver.wire import new_id, now_ms, now_s
+from fake_appserver.wire import Wire, new_id, now_ms, now_s
 
-if TYPE_CHECKING:
-    from fake_appserver.server import FakeAppServer
+# Sends the client a notification: (method, params).
+Notify = Callable[[str, Any], None]
 
 
 class TurnRunner:
-    def __init__(self, server: FakeAppServer) -> None:
-        self.server = server
+    """turn/* and thread/compact/start on the threads the server has loaded.
+
+    It only looks threads up: loading and unloading them is the server's.
+    """
+
+    def __init__(
+        self,
+        *,
+        profile: Profile,
+        wire: Wire,
+        loaded: Mapping[str, LoadedThread],
+        store: ThreadStore,
+        model: ModelClient,
+        notify: Notify,
+    ) -> None:
+        self.profile = profile
+        self.wire = wire
+        self.loaded = loaded
+        self.store = store
+        self.model = model
+        self.notify = notify
         self.never_complete_next = False
         # Scripted faults for the next turn / compaction (fake_appserver/script.py).
         self.fail_next_turn = False
@@ -48,10 +63,10 @@ class TurnRunner:
     # ----- requests ----------------------------------------------------------------
 
     async def turn_start(self, params: Any) -> Any:
-        thread = self.server.loaded_thread(params)
+        thread = self._loaded_thread(params)
         texts = _texts(params)
         if not texts:
-            raise RequestFailed(-32600, "Invalid request: turn/start needs text input")
+            raise RequestFailed(*self.profile.errors.turn_without_text.value.answer())
         if thread.active is not None:
             return self._join_active_turn(thread.active, texts)
         turn = self._new_turn()
@@ -60,30 +75,30 @@ class TurnRunner:
         active = ActiveTurn(turn=turn)
         thread.active = active
         active.task = asyncio.ensure_future(self._run_turn(thread, active, "\n".join(texts), hang))
-        return {"turn": self.server.wire.turn(turn, view="notLoaded")}
+        return {"turn": self.wire.turn(turn, view="notLoaded")}
 
     def _join_active_turn(self, active: ActiveTurn, texts: list[str]) -> Any:
         """A turn/start while a turn is active: no second turn, the input is steered in."""
         _steer(active, texts)
-        joining = self.server.profile.behaviour.turn_start_while_active.value
+        joining = self.profile.behaviour.turn_start_while_active.value
         # Either way the answer is a turn as turn/start answers one: inProgress, unstarted.
         if joining is TurnStartWhileActive.JOINS_ACTIVE_TURN:
             answered = self._new_turn(active.turn["id"])
         else:
             answered = self._new_turn()  # a turn that never starts nor completes
-        return {"turn": self.server.wire.turn(answered, view="notLoaded")}
+        return {"turn": self.wire.turn(answered, view="notLoaded")}
 
     async def turn_steer(self, params: Any) -> Any:
         if "expectedTurnId" not in params:  # measured: a required field, refused first
-            raise RequestFailed(*self.server.profile.errors.steer_without_expected_turn.answer())
-        thread = self.server.loaded_thread(params)
+            raise RequestFailed(*self.profile.errors.steer_without_expected_turn.answer())
+        thread = self._loaded_thread(params)
         active = thread.active
         if active is None:
-            raise RequestFailed(*self.server.profile.errors.no_active_turn.answer())
+            raise RequestFailed(*self.profile.errors.no_active_turn.answer())
         expected = params.get("expectedTurnId")
         if expected is not None and expected != active.turn["id"]:
             raise RequestFailed(
-                *self.server.profile.errors.wrong_active_turn.answer(
+                *self.profile.errors.wrong_active_turn.answer(
                     expected=expected, actual=active.turn["id"]
                 )
             )
@@ -91,7 +106,7 @@ class TurnRunner:
         return {"turnId": active.turn["id"]}
 
     async def turn_interrupt(self, params: Any) -> Any:
-        thread = self.server.loaded_thread(params)
+        thread = self._loaded_thread(params)
         active = thread.active
         if active is None:
             return await self._interrupt_without_turn(thread)
@@ -103,7 +118,7 @@ class TurnRunner:
         return {}
 
     async def _interrupt_without_turn(self, thread: LoadedThread) -> Any:
-        profile = self.server.profile
+        profile = self.profile
         if profile.behaviour.interrupt_without_turn.value is InterruptWithoutTurn.REFUSED:
             refusal = profile.errors.no_active_turn_to_interrupt
             assert refusal is not None  # the profile model refuses a file without it
@@ -114,12 +129,19 @@ class TurnRunner:
         return {}
 
     async def compact_start(self, params: Any) -> Any:
-        thread = self.server.loaded_thread(params)
+        thread = self._loaded_thread(params)
         turn = self._new_turn()
         active = ActiveTurn(turn=turn)
         thread.active = active
         active.task = asyncio.ensure_future(self._run_compaction(thread, active))
-        return dict(self.server.wire.template("compact_start"))
+        return dict(self.wire.template("compact_start"))
+
+    def _loaded_thread(self, params: Any) -> LoadedThread:
+        thread_id = str(params.get("threadId", ""))
+        thread = self.loaded.get(thread_id)
+        if thread is None:
+            raise RequestFailed(*self.profile.errors.thread_not_found.answer(thread_id=thread_id))
+        return thread
 
     # ----- running -------------------------------------------------------------------
 
@@ -135,33 +157,26 @@ class TurnRunner:
         }
 
     def _begin(self, thread: LoadedThread, turn: dict[str, Any]) -> float:
-        wire, server = self.server.wire, self.server
+        wire, notify = self.wire, self.notify
         turn["started_at"] = now_s()
-        if not server.store.holds(thread.id):
-            server.store.save(thread.record)  # the first turn writes the rollout
-        server.notify(
-            "thread/status/changed", {"threadId": thread.id, "status": wire.status("active")}
-        )
-        server.notify(
-            "turn/started", {"threadId": thread.id, "turn": wire.turn(turn, view="notLoaded")}
-        )
+        if not self.store.holds(thread.id):
+            self.store.save(thread.record)  # the first turn writes the rollout
+        notify("thread/status/changed", {"threadId": thread.id, "status": wire.status("active")})
+        notify("turn/started", {"threadId": thread.id, "turn": wire.turn(turn, view="notLoaded")})
         return time.monotonic()
 
     def _item(self, thread: LoadedThread, turn: dict[str, Any], item: dict[str, Any]) -> None:
-        wire, server = self.server.wire, self.server
+        wire, notify = self.wire, self.notify
         item["started_ms"] = now_ms()
-        server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
+        notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         item["completed_ms"] = now_ms()
         turn["items"].append(item)
-        server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
+        notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
     async def _ask(
         self, thread: LoadedThread, body: dict[str, Any], listener: StreamListener | None = None
     ) -> ModelAnswer:
-        assert self.server.session is not None
-        return await stream_response(
-            self.server.session, self.server.provider.base_url, body, listener
-        )
+        return await self.model.respond(body, listener)
 
     def _agent_messages(self, thread: LoadedThread, turn: dict[str, Any]) -> StreamListener:
         """Report assistant messages as they stream: started, deltas, completed.
@@ -170,7 +185,7 @@ class TurnRunner:
         starts empty on `output_item.added`, and each text delta becomes
         `item/agentMessage/delta`.
         """
-        wire, server, record = self.server.wire, self.server, thread.record
+        wire, notify, record = self.wire, self.notify, thread.record
         streaming: dict[str, dict[str, Any]] = {}
 
         async def listen(kind: str, payload: dict[str, Any]) -> None:
@@ -182,12 +197,10 @@ class TurnRunner:
                     "started_ms": now_ms(),
                 }
                 streaming[started["id"]] = started
-                server.notify(
-                    "item/started", wire.item_params("started", started, thread.id, turn["id"])
-                )
+                notify("item/started", wire.item_params("started", started, thread.id, turn["id"]))
             elif kind == "delta" and (streamed := streaming.get(str(payload.get("item_id")))):
                 streamed["text"] += str(payload.get("delta", ""))
-                server.notify(
+                notify(
                     "item/agentMessage/delta",
                     {
                         "threadId": thread.id,
@@ -207,16 +220,14 @@ class TurnRunner:
                 if item is None:
                     item = {"type": "agentMessage", "id": payload.get("id") or new_id()}
                     item["started_ms"] = now_ms()
-                    server.notify(
+                    notify(
                         "item/started",
                         wire.item_params("started", {**item, "text": ""}, thread.id, turn["id"]),
                     )
                 item["text"] = text
                 item["completed_ms"] = now_ms()
                 turn["items"].append(item)
-                server.notify(
-                    "item/completed", wire.item_params("completed", item, thread.id, turn["id"])
-                )
+                notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
         return listen
 
@@ -226,7 +237,7 @@ class TurnRunner:
         """The model's answer, or None if steered input abandoned it (profile's choice)."""
         body = self._body(thread, thread.record["history"])
         listener = self._agent_messages(thread, active.turn)
-        steering = self.server.profile.behaviour.steer_while_answering.value
+        steering = self.profile.behaviour.steer_while_answering.value
         if steering is not SteerWhileAnswering.ABANDONS_ANSWER_AND_RESTARTS:
             return await self._ask(thread, body, listener)
         active.steer_arrived.clear()
@@ -245,7 +256,7 @@ class TurnRunner:
     def _body(
         self, thread: LoadedThread, history: list[dict[str, Any]], *, compaction: bool = False
     ) -> dict[str, Any]:
-        profile = self.server.profile
+        profile = self.profile
         return request_body(
             profile,
             model=thread.record["model"],
@@ -270,7 +281,7 @@ class TurnRunner:
                 for user_text in pending:
                     if not record["has_initial_context"]:
                         record["history"] += initial_context(
-                            self.server.profile, thread.developer, record["cwd"]
+                            self.profile, thread.developer, record["cwd"]
                         )
                         record["has_initial_context"] = True
                     record["history"].append({"kind": "user", "item": message("user", user_text)})
@@ -291,12 +302,12 @@ class TurnRunner:
         self._finish(thread, active, started, usage)
 
     async def _run_compaction(self, thread: LoadedThread, active: ActiveTurn) -> None:
-        turn, record, profile = active.turn, thread.record, self.server.profile
+        turn, record, profile = active.turn, thread.record, self.profile
         started = self._begin(thread, turn)
         item: dict[str, Any] = {"type": "contextCompaction", "id": new_id()}
         item["started_ms"] = now_ms()
-        wire, server = self.server.wire, self.server
-        server.notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
+        wire, notify = self.wire, self.notify
+        notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         usage = (0, 0)
         skipping, self.skip_next_compaction = self.skip_next_compaction, False
         with _turn_outcome(turn):
@@ -304,21 +315,21 @@ class TurnRunner:
                 compacted = await self._compact(thread)
                 record["history"], record["has_initial_context"], usage = compacted
         # Upstream reports the compaction's token usage before the item completes.
-        server.notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
+        notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
-        server.notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
+        notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
         if profile.behaviour.compaction.value.notifies_thread_compacted:
-            server.notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
+            notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
         self._finish(thread, active, started, usage=None)
 
     async def _compact(
         self, thread: LoadedThread
     ) -> tuple[list[dict[str, Any]], bool, tuple[int, int]]:
         """Ask for a compaction the way the profile says codex does for this provider."""
-        profile, record, server = self.server.profile, thread.record, self.server
+        profile, record = self.profile, thread.record
         history: list[dict[str, Any]] = record["history"]
         remote = profile.behaviour.remote_compaction.value
-        if server.provider.provider_name != remote.provider_name:
+        if self.model.provider_name != remote.provider_name:
             prompt = {"kind": "user", "item": message("user", profile.texts.compaction_prompt)}
             answer = await self._ask(
                 thread, self._body(thread, [*history, prompt], compaction=True)
@@ -333,10 +344,7 @@ class TurnRunner:
             answer = await self._ask(thread, body)
             items, usage = answer.other_items, (answer.input_tokens, answer.output_tokens)
         else:
-            assert server.session is not None
-            items = await compact_remotely(
-                server.session, server.provider.base_url, remote_compaction_request(body)
-            )
+            items = await self.model.compact(remote_compaction_request(body))
             usage = (0, 0)
         new_history, has_context = history_after_remote_compaction(profile, history, items)
         return new_history, has_context, usage
@@ -348,25 +356,19 @@ class TurnRunner:
         started: float,
         usage: tuple[int, int] | None,
     ) -> None:
-        wire, server, turn = self.server.wire, self.server, active.turn
+        wire, notify, turn = self.wire, self.notify, active.turn
         turn["completed_at"] = now_s()
         turn["duration_ms"] = int((time.monotonic() - started) * 1000)
         record = thread.record
         record["turns"].append(turn)
         record["updated_at"] = now_s()
-        server.store.save(record)
+        self.store.save(record)
         if thread.active is active:
             thread.active = None
         if usage is not None:
-            server.notify(
-                "thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage)
-            )
-        server.notify(
-            "thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")}
-        )
-        server.notify(
-            "turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view="summary")}
-        )
+            notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
+        notify("thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")})
+        notify("turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view="summary")})
 
 
 def _texts(params: Any) -> list[str]:

@@ -3,7 +3,9 @@
 The scenarios send known inputs (an unknown thread id, a malformed one, a wrong turn id,
 an unknown method), so each observed message becomes a str.format template by putting
 the fake's placeholder where that input appears. A message that does not name the input
-the fake fills in is a gap, not a guess.
+the fake fills in is a gap, not a guess. The fake's own refusals of input it cannot
+imitate are sent to codex by no scenario: they keep the nearest checked-in answer, marked
+not measured.
 """
 
 from __future__ import annotations
@@ -128,4 +130,11 @@ ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer | None]] = {
         optional_holes={_never_turned_thread_id(seen): "{thread_id}"},
     ),
     "no_active_turn_to_interrupt": _no_active_turn_to_interrupt,
+}
+
+
+# The fake's own refusals (profile Errors), each with why no scenario observes it.
+UNOBSERVED_ERRORS: dict[str, str] = {
+    "turn_without_text": "no scenario sends codex a turn/start without text input",
+    "unreadable_line": "no scenario sends codex a line that is no JSON-RPC message",
 }

@@ -3,7 +3,9 @@
 Each behaviour entry is `measured: true` with evidence naming the scenario and step it
 came from. Where the profile language cannot express what was observed, the entry keeps
 the value of the nearest checked-in profile, says `measured: false` and why, and the gap
-is reported: a learned profile never approximates silently.
+is reported: a learned profile never approximates silently. The fake's own refusals,
+which no scenario observes, keep the nearest checked-in answer and say `measured: false`
+(no gap: nothing was observed that the profile cannot express).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import msgspec
 
 from fake_appserver.profile import (
     Behaviour,
+    ErrorAnswer,
     Errors,
     Measured,
     Profile,
@@ -29,13 +32,14 @@ from fake_appserver.profile import (
     Texts,
     WireDocument,
     available_versions,
+    checked_in_path,
     encode_document,
     load_profile,
 )
 from harness.codex.versions import version_key
 from probes.files import write_text_atomically
 from probes.learn.behaviour import INFERENCES
-from probes.learn.errors import ERROR_INFERENCES
+from probes.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
 from probes.learn.reading import Gap, Inexpressible, Observed
 from probes.learn.texts import TEXT_INFERENCES
 from probes.learn.wire_capture import wire_document
@@ -67,16 +71,19 @@ class LearnedProfile:
 
 
 class LearnError(RuntimeError):
-    """A profile cannot be written: a gap needs a kept value and no checked-in one loads."""
+    """A profile cannot be written: a value it must keep has no checked-in profile to lend it."""
+
+
+def nearest_first(version: str) -> list[str]:
+    """The checked-in versions, the closest below `version` first, then those above."""
+    key = version_key(version)
+    return sorted(available_versions(), key=lambda v: (version_key(v) > key, abs_distance(v, key)))
 
 
 def nearest_checked_in(version: str) -> Profile:
     """The loadable checked-in profile closest below `version` (else the closest above)."""
-    versions = available_versions()
-    key = version_key(version)
-    order = sorted(versions, key=lambda v: (version_key(v) > key, abs_distance(v, key)))
     problems = []
-    for candidate in order:
+    for candidate in nearest_first(version):
         try:
             return load_profile(candidate)
         except ProfileError as error:  # e.g. the model gained a field it lacks
@@ -89,6 +96,30 @@ def nearest_checked_in(version: str) -> Profile:
 
 def abs_distance(version: str, key: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(abs(a - b) for a, b in zip(version_key(version), key, strict=False))
+
+
+def unobserved_error(name: str, version: str) -> Measured[ErrorAnswer]:
+    """The fake's own refusal `name` as the nearest checked-in profile has it, not measured.
+
+    Only that entry is read, so learning works while the checked-in profiles lack a field
+    the model has just gained.
+    """
+    problems = []
+    for candidate in nearest_first(version):
+        path = checked_in_path(candidate)
+        assert path is not None  # available_versions lists checked-in files only
+        try:
+            entry = json.loads(path.read_bytes())["errors"][name]
+            kept = msgspec.convert(entry, Measured[ErrorAnswer])
+        except (OSError, ValueError, KeyError, TypeError, msgspec.ValidationError) as error:
+            problems.append(f"{path}: errors.{name}: {error!r}")
+            continue
+        evidence = f"not learned: {UNOBSERVED_ERRORS[name]}; kept the value of profile {candidate}"
+        return Measured(kept.value, False, evidence)
+    raise LearnError(
+        f"errors.{name} is never observed and no checked-in profile has a value for it: "
+        + "; ".join(problems or ["there is none"])
+    )
 
 
 def learn_profile(
@@ -137,10 +168,11 @@ def learn_profile(
         name: attempt(infer, functools.partial(kept, "texts", name))
         for name, infer in TEXT_INFERENCES.items()
     }
-    errors = {
+    errors: dict[str, Any] = {
         name: attempt(infer, functools.partial(kept, "errors", name))
         for name, infer in ERROR_INFERENCES.items()
     }
+    errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
     wire, wire_gaps = wire_document(
         version, {name: obs.transcript for name, obs in observations.items()}
     )

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,6 +11,7 @@ from typing import Any
 import pytest
 
 from fake_appserver.launcher import write_launcher
+from fake_appserver.profile import PROFILES_DIR
 from harness.codex.appserver import open_app_server
 from harness.driver.params import text_input
 from harness.jsonrpc.client import JsonRpcClient
@@ -67,6 +70,20 @@ class FakeProcesses:
         body = self.tap.model_requests()[-1].body
         items: list[dict[str, Any]] = body["input"]
         return items
+
+
+def copy_profile(version: str, folder: Path) -> Path:
+    """A checked-in profile and its wire file, copied where a test may change them."""
+    source = PROFILES_DIR / f"{version}.json"
+    shutil.copy(source, folder / source.name)
+    shutil.copy(PROFILES_DIR / f"wire-{version}.json", folder / f"wire-{version}.json")
+    return folder / source.name
+
+
+def edit(path: Path, change: Any) -> None:
+    document = json.loads(path.read_text())
+    change(document)
+    path.write_text(json.dumps(document))
 
 
 def texts(items: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:

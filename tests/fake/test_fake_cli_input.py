@@ -1,6 +1,7 @@
 """`fake-codex` on input a real codex takes in its stride: stdin at its end, global options
-after the subcommand; and bad input (a script value it cannot carry out, a usage error)
-as one line on stderr with exit 2."""
+after the subcommand; a line that is no JSON-RPC message (the profile's answer, then the
+next line); and bad input (a script value it cannot carry out, a usage error) as one line
+on stderr with exit 2."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fake_appserver.cli import PROFILE_ENV, SCRIPT_ENV
+from tests.fake.conftest import copy_profile, edit
 
 INITIALIZE = {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}
 
@@ -117,6 +119,50 @@ def test_an_option_after_app_server_wins_over_the_same_option_before_it(
     assert "/0.120.0 (fake-codex)" in user_agent(done)
     before_only = fake_codex(codex_home, "--profile", "0.120.0", "app-server", stdin=requests)
     assert "/0.120.0 (fake-codex)" in user_agent(before_only)
+
+
+# ----- a line that is no JSON-RPC message -------------------------------------------------
+
+
+def unreadable_then_initialize(tmp_path: Path) -> Path:
+    path = tmp_path / "requests.jsonl"
+    path.write_text(f"}}{{ not json\n[1]\n{json.dumps(INITIALIZE)}\n")
+    return path
+
+
+def test_a_line_that_is_no_message_gets_a_parse_error_and_the_next_line_is_answered(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    done = fake_codex(codex_home, "app-server", stdin=unreadable_then_initialize(tmp_path))
+    assert (done.returncode, done.stderr) == (0, "")
+    not_json, not_an_object, initialized = [json.loads(line) for line in done.stdout.splitlines()]
+    assert not_json["id"] is None and not_json["error"]["code"] == -32700
+    assert not_json["error"]["message"].startswith("Parse error: not JSON (")
+    assert not_an_object == {
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error: a JSON list, not an object"},
+    }
+    assert initialized["id"] == 1 and "result" in initialized
+
+
+def test_the_answer_to_a_line_that_is_no_message_is_the_profiles(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    profile = copy_profile("0.171.0", tmp_path)
+    refusal = {"code": -32099, "message": "unreadable ({reason})"}
+    edit(profile, lambda d: d["errors"]["unreadable_line"].update(value=refusal))
+    done = fake_codex(
+        codex_home,
+        "app-server",
+        "--profile",
+        str(profile),
+        stdin=unreadable_then_initialize(tmp_path),
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answers[1]["error"] == {
+        "code": -32099,
+        "message": "unreadable (a JSON list, not an object)",
+    }
 
 
 # ----- bad input: one line, exit 2 --------------------------------------------------------

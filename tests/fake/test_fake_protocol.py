@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from fake_appserver.profile import available_versions
 from harness.jsonrpc.errors import ServerError
-from tests.fake.conftest import FakeProcesses, texts
+from tests.fake.conftest import FakeProcesses, copy_profile, edit, texts
 
 PROFILES = available_versions()
 
@@ -220,6 +221,39 @@ async def test_errors_use_the_codes_and_messages_measured_upstream(
             "turn/steer", {"threadId": thread_id, "input": [], "expectedTurnId": "x"}
         )
     assert no_turn.value.message == "no active turn to steer"
+
+
+IMAGE_ONLY = [{"type": "image", "url": "http://127.0.0.1:9/picture.png"}]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_turn_start_without_text_is_refused_as_invalid(
+    fake: FakeProcesses,
+    profile: str,
+) -> None:
+    client = await fake.start(profile)
+    thread_id = await fake.new_thread(client)
+    with pytest.raises(ServerError) as refused:
+        await client.request("turn/start", {"threadId": thread_id, "input": IMAGE_ONLY})
+    assert (refused.value.code, refused.value.message) == (
+        -32600,
+        "Invalid request: turn/start needs text input",
+    )
+    assert fake.tap.model_requests() == []
+
+
+async def test_the_refusal_of_a_turn_start_without_text_is_the_profiles(
+    fake: FakeProcesses,
+    tmp_path: Path,
+) -> None:
+    path = copy_profile("0.171.0", tmp_path)
+    refusal = {"code": -32099, "message": "only text, please"}
+    edit(path, lambda d: d["errors"]["turn_without_text"].update(value=refusal))
+    client = await fake.start(str(path))
+    thread_id = await fake.new_thread(client)
+    with pytest.raises(ServerError) as refused:
+        await client.request("turn/start", {"threadId": thread_id, "input": IMAGE_ONLY})
+    assert (refused.value.code, refused.value.message) == (-32099, "only text, please")
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from fake_appserver.profile import (
-    PROFILES_DIR,
     SCHEMA_FILE,
     BasePlacement,
     ProfileError,
@@ -21,20 +17,7 @@ from fake_appserver.profile import (
     resolve_profile,
     schema_text,
 )
-
-
-def copy_profile(version: str, folder: Path) -> Path:
-    """A checked-in profile and its wire file, copied where a test may change them."""
-    source = PROFILES_DIR / f"{version}.json"
-    shutil.copy(source, folder / source.name)
-    shutil.copy(PROFILES_DIR / f"wire-{version}.json", folder / f"wire-{version}.json")
-    return folder / source.name
-
-
-def edit(path: Path, change: Any) -> None:
-    document = json.loads(path.read_text())
-    change(document)
-    path.write_text(json.dumps(document))
+from tests.fake.conftest import copy_profile, edit
 
 
 def test_the_checked_in_schema_is_the_one_generated_from_the_model() -> None:

@@ -13,19 +13,28 @@ from typing import Any
 import msgspec
 import pytest
 
-from fake_appserver.profile import PROFILES_DIR, Unsubscribe, available_versions, load_profile
+import fake_appserver.profile
+from fake_appserver.profile import (
+    PROFILES_DIR,
+    ErrorAnswer,
+    Measured,
+    Unsubscribe,
+    available_versions,
+    load_profile,
+)
 from harness.codex.install import Installation, install
 from harness.codex.schema import ensure_schema
 from probes.judge import ScenarioOutcome
 from probes.learn.behaviour import unsubscribe
 from probes.learn.errors import _template
-from probes.learn.profile import learn_profile
+from probes.learn.profile import LearnError, learn_profile, nearest_checked_in, unobserved_error
 from probes.learn.reading import Inexpressible, Observed
 from probes.learn.texts import STAND_IN, stand_in
 from probes.release import run_scenarios
 from probes.scenario import Observation
 from probes.scenarios import SCENARIOS
 from rig.backends import make_backend
+from tests.fake.conftest import copy_profile, edit
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -207,3 +216,28 @@ def test_an_unsubscribe_that_leaves_the_thread_loaded_is_learned_as_such(
     inferred = unsubscribe(Observed({"resume-unsubscribed": observation}))
     assert inferred.value is Unsubscribe.STAYS_LOADED
     assert "notified no status change" in inferred.evidence
+
+
+def test_a_refusal_no_scenario_observes_keeps_the_nearest_checked_in_answer_as_not_measured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for version in available_versions():
+        path = copy_profile(version, tmp_path)
+        # As when the model has just gained a field no checked-in profile has yet.
+        edit(path, lambda d: d["behaviour"].pop("unsubscribe"))
+    edit(
+        tmp_path / "0.171.0.json",
+        lambda d: d["errors"]["turn_without_text"]["value"].update(message="text, 0.171.0"),
+    )
+    monkeypatch.setattr(fake_appserver.profile, "PROFILES_DIR", tmp_path)
+    with pytest.raises(LearnError):
+        nearest_checked_in("0.180.0")  # no whole profile loads, yet the refusal is kept
+    assert unobserved_error("turn_without_text", "0.180.0") == Measured(
+        ErrorAnswer(code=-32600, message="text, 0.171.0"),
+        False,
+        "not learned: no scenario sends codex a turn/start without text input; "
+        "kept the value of profile 0.171.0",
+    )
+    below = unobserved_error("turn_without_text", "0.150.0")
+    assert below.value.message == "Invalid request: turn/start needs text input"
+    assert below.evidence.endswith("kept the value of profile 0.120.0")

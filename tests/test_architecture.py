@@ -1,0 +1,173 @@
+"""The house keeps its own rules, read from the source: floors, no cycles, one of each idea.
+
+Floors, lowest first (docs/ARCHITECTURE.md): harness, fake_appserver, rig, then probes and
+conformance side by side, reporting, and codex_probe on top. A package imports only
+packages below it; tests/ and bench/ may import anything and nothing imports them.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# What each package may import of ours (besides itself).
+MAY_IMPORT: dict[str, set[str]] = {
+    "harness": set(),
+    "fake_appserver": {"harness"},
+    "rig": {"harness", "fake_appserver"},
+    "probes": {"harness", "fake_appserver", "rig"},
+    "conformance": {"harness", "fake_appserver", "rig"},
+    "reporting": {"harness", "fake_appserver", "rig", "probes", "conformance"},
+    "codex_probe": {"harness", "fake_appserver", "rig", "probes", "conformance", "reporting"},
+}
+SHIPPED = tuple(MAY_IMPORT)
+OURS = (*SHIPPED, "tests", "bench")
+
+
+def python_files() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [ROOT / name for name in listed]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> Iterator[str]:
+    """Every module of ours that `path` imports, at module level or inside a function."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module_name(path).rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        yield from (name for name in names if name.split(".")[0] in OURS)
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = {module_name(path): path for path in python_files()}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        # `from pkg import module` names a module; `from pkg.module import name` does not.
+        graph[name] = {target for target in imported_modules(path) if target in files} - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def definitions(kind: type[ast.FunctionDef | ast.ClassDef], name_of: str) -> list[str]:
+    """Where a function or class called `name_of` is defined, as path:line."""
+    places = []
+    for path in python_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, kind) and node.name == name_of:
+                places.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return places
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    assert cycles(import_graph()) == []
+
+
+@pytest.mark.parametrize("package", SHIPPED)
+def test_a_package_imports_only_the_floors_below_it(package: str) -> None:
+    graph = import_graph()
+    allowed = MAY_IMPORT[package] | {package}
+    upward = sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        if source.split(".")[0] == package
+        for target in targets
+        if target.split(".")[0] not in allowed
+    )
+    assert upward == []
+
+
+def test_conformance_and_probes_never_import_each_other() -> None:
+    graph = import_graph()
+    crossing = sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        for target in targets
+        if {source.split(".")[0], target.split(".")[0]} == {"conformance", "probes"}
+    )
+    assert crossing == []
+
+
+def test_turn_input_is_built_in_one_place_the_drivers() -> None:
+    assert definitions(ast.FunctionDef, "text_input") == ["harness/driver/params.py:22"]
+
+
+def test_one_class_drives_an_app_server_through_a_scenario() -> None:
+    # A scenario's processes are opened through a backend in one place only.
+    openers = []
+    for path in python_files():
+        if module_name(path).split(".")[0] not in SHIPPED:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                calls = [
+                    call
+                    for call in ast.walk(node)
+                    if isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "open"
+                    and isinstance(call.func.value, ast.Attribute)
+                    and call.func.value.attr == "backend"
+                ]
+                if calls:
+                    openers.append(f"{path.relative_to(ROOT)}:{node.name}")
+    assert openers == ["rig/session.py:Session"]
