@@ -5,7 +5,9 @@ Run them with ./nox -s NAME (or any nox you have).
 
 from __future__ import annotations
 
+import os
 import runpy
+import shutil
 from pathlib import Path
 
 import nox
@@ -25,10 +27,32 @@ def install_project(session: nox.Session) -> None:
     session.install("--disable-pip-version-check", "-q", "-e", ".[dev]")
 
 
+# The report test opens the Allure page as a person would, in headless Chromium.
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def ensure_browser(session: nox.Session) -> None:
+    """Install Debian's chromium when no browser is there and this user may (root, apt)."""
+    if any(shutil.which(name) for name in BROWSERS):
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        session.warn(
+            "no chromium: the report-page tests will fail; install it as root: "
+            "apt-get install chromium"
+        )
+        return
+    session.log("installing Debian's chromium for the report-page tests (apt-get, once)")
+    session.run("apt-get", "update", "-qq", external=True)
+    session.run(
+        "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", external=True
+    )
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The test suite, real codex-cli included (installed from npm on first use)."""
     install_project(session)
+    ensure_browser(session)
     session.run("pytest", *session.posargs)
 
 

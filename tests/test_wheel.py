@@ -1,0 +1,64 @@
+"""The package a user installs: a wheel that holds its data and runs outside the checkout.
+
+Builds the wheel with PyPA's `build` (as a packager would), installs it into a fresh venv
+in a temporary folder, and runs both console scripts from there, with that folder as the
+working directory so nothing of the checkout is on the path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTALL_TIMEOUT_S = 600
+
+# Data the code opens at run time, by package.
+PACKAGE_DATA = (
+    "fake_appserver/profiles/0.171.0.json",
+    "fake_appserver/profiles/wire-0.171.0.json",
+    "fake_appserver/profiles/profile.schema.json",
+    "harness/compiler/sources/agent.toml",
+    "harness/compiler/sources/AGENTS.md",
+    "probes/suite/pytest.ini",
+    "codex_probe/py.typed",
+)
+
+
+def run(command: list[str], cwd: Path, timeout: float = INSTALL_TIMEOUT_S) -> str:
+    env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
+    done = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
+    tmp_path: Path,
+) -> None:
+    dist = tmp_path / "dist"
+    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], tmp_path)
+    (wheel,) = dist.glob("codex_probe-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert [path for path in PACKAGE_DATA if path not in names] == []
+    assert not any(name.startswith(("tests/", "bench/")) for name in names)
+
+    venv.create(tmp_path / "venv", with_pip=True)
+    bin_dir = tmp_path / "venv" / "bin"
+    run(
+        [str(bin_dir / "pip"), "install", "-q", "--disable-pip-version-check", str(wheel)], tmp_path
+    )
+
+    compiled = json.loads(
+        run([str(bin_dir / "codex-probe"), "compile", "--event", "fresh_start", "--json"], tmp_path)
+    )
+    assert compiled["start_config"]["base_instructions"].strip()
+    assert compiled["fingerprint"]
+    version = run([str(bin_dir / "fake-codex"), "--version"], tmp_path)
+    assert version.startswith("codex-cli "), version
