@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -39,11 +40,23 @@ def run(command: list[str], cwd: Path, timeout: float = INSTALL_TIMEOUT_S) -> st
     return done.stdout
 
 
+def checkout_copy(target: Path) -> Path:
+    """The tracked files of the checkout, copied: a build writes build/ beside its sources."""
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    for name in listed:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, target / name)
+    return target
+
+
 def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     tmp_path: Path,
 ) -> None:
+    sources = checkout_copy(tmp_path / "sources")
     dist = tmp_path / "dist"
-    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], tmp_path)
+    run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(sources)], tmp_path)
     (wheel,) = dist.glob("codex_probe-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert [path for path in PACKAGE_DATA if path not in names] == []
