@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import NoReturn
 
+from codex_probe.commands.failures import CommandFailed
+
 # Order here is the order of `codex-probe --help`.
 COMMAND_MODULES = (
     "codex_probe.commands.install",
@@ -62,13 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; its exit code.
 
+    A command that raises CommandFailed ends with its one-line message on stderr and
+    its exit code.
+
     A reader that stops reading (`codex-probe compile | head`) ends the command quietly
     with CLOSED_STDOUT, as SIGPIPE ends other commands, instead of a BrokenPipeError
     traceback: the rest of the output goes to /dev/null (Python's SIGPIPE advice).
     """
     try:
         args = build_parser().parse_args(argv)
-        exit_code: int = args.handler(args)
+        try:
+            exit_code: int = args.handler(args)
+        except CommandFailed as failure:
+            print(f"codex-probe {args.command}: {failure}", file=sys.stderr)
+            exit_code = failure.exit_code
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except BrokenPipeError:
         if not _stdout_closed():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -82,7 +83,7 @@ def generate_html(
     results_dir, html_dir = results_dir.resolve(), html_dir.resolve()
     results = require_results(results_dir)
     html_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{html_dir.name}.partial-", dir=html_dir.parent))
+    staging = _new_staging_dir(html_dir)
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="codex-probe-allure-") as work:
@@ -103,6 +104,21 @@ def generate_html(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return GeneratedReport(html_dir / "index.html", time.monotonic() - started, len(results))
+
+
+def _new_staging_dir(html_dir: Path) -> Path:
+    """An empty folder beside `html_dir` that becomes it by a rename.
+
+    Made by mkdir, so it takes the umask like any folder (0755 under umask 022):
+    tempfile.mkdtemp would make it 0700, and the rename would carry that to the report.
+    """
+    while True:
+        staging = html_dir.with_name(f".{html_dir.name}.partial-{secrets.token_hex(4)}")
+        try:
+            staging.mkdir()
+        except FileExistsError:
+            continue  # a name another run took: draw again
+        return staging
 
 
 def _run_allure(allure: AllureInstallation, args: list[str], *, cwd: Path, timeout: float) -> None:

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from harness.child_env import BROWSER, child_env, search_path
-from reporting.process_group import end_process_group
+from harness.jsonrpc.process import end_process_group
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 90.0

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from reporting.process_group import end_process_group
+from harness.jsonrpc.process import end_process_group
 
 PROBE_TIMEOUT = 3600.0
 # How this Python runs the codex-probe command, whether or not it is on PATH.

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, TypeAlias
+
+import tomli_w
 
 from harness.child_env import CODEX, child_env, search_path
-from rig import toml_writer
-from rig.toml_writer import TomlValue
+
+# What config.toml holds: scalars, arrays of scalars, nested tables.
+TomlScalar: TypeAlias = str | int | float | bool
+TomlValue: TypeAlias = "TomlScalar | Sequence[TomlScalar] | Mapping[str, TomlValue]"
 
 DEFAULT_PROVIDER_ID = "mock"
 DEFAULT_PROVIDER_NAME = "mock"
@@ -125,7 +129,7 @@ class IsolatedHome:
         return self.codex_home / "config.toml"
 
     def write_config(self) -> None:
-        self.config_path.write_text(toml_writer.dumps(self.config), encoding="utf-8")
+        self.config_path.write_text(tomli_w.dumps(self.config), encoding="utf-8")
 
     def update_config(self, override: Mapping[str, TomlValue]) -> None:
         self.config = merge_tables(self.config, override)

@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.failures import INSTALL_FAILURES
 from codex_probe.commands.options import positive_int
-from harness.codex.install import InstallError, UnknownVersionError
+from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import BY_ID
 from probes.findings import Verdict
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scratch: Path) -> Step:
     try:
         budget.use(version)
-    except (UnknownVersionError, NpmError, InstallError) as error:
+    except INSTALL_FAILURES as error:
         return Step(version, broken=f"not installed: {error}")
     selection = Selection.of({args.finding}, fidelity=False)
     release = asyncio.run(

@@ -20,12 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.failures import install_failures_end_command
 from codex_probe.commands.output import output_problem
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, load_profile
-from harness.codex.install import InstallError, UnknownVersionError
 from harness.codex.install import install as install_codex
-from harness.codex.npm import NpmError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from harness.compiler import CompileError, LifecycleEvent, Sources, SourcesError, load_sources
 from harness.dispatcher import StartConfig, build_start_config
@@ -126,12 +125,10 @@ def run(args: argparse.Namespace) -> int:
         return _usage(error)
     with tempfile.TemporaryDirectory(prefix="codex-probe-drive-") as scratch:
         try:
-            binary = _backend_binary(args.backend, args.codex, Path(scratch))
-        except (ProfileError, UnknownVersionError) as error:
+            with install_failures_end_command(FAILED, unknown_version_exit_code=USAGE_ERROR):
+                binary = _backend_binary(args.backend, args.codex, Path(scratch))
+        except ProfileError as error:
             return _usage(error)
-        except (NpmError, InstallError) as error:
-            print(f"codex-probe drive: {error}", file=sys.stderr)
-            return FAILED
         return _run_on(binary, sources, args, transcript_path)
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from codex_probe.commands.failures import install_failures_end_command
+from harness.codex.install import install
 from harness.codex.schema import ensure_schema
+
+FAILED = 1
 
 
 def register(subparsers: Any) -> None:
@@ -25,12 +26,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with install_failures_end_command(FAILED):
         installation = install(args.version)
         schema = ensure_schema(installation)
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe install: {error}", file=sys.stderr)
-        return 1
     report = {
         "version": installation.version,
         "binary": str(installation.binary),

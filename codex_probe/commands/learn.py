@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
+from codex_probe.commands.failures import install_failures_end_command
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from harness.codex.install import install
 from probes.findings import Verdict
 from probes.learn.attribution import explain
 from probes.observation import normalize
@@ -59,11 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if problem := output_problem(args.out):
         print(f"codex-probe learn: {problem}", file=sys.stderr)
         return USAGE
-    try:
+    with install_failures_end_command(USAGE):
         version = install(args.version).version
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe learn: {error}", file=sys.stderr)
-        return USAGE
     selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
     started = time.monotonic()
     release = asyncio.run(

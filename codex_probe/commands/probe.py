@@ -11,13 +11,12 @@ from typing import Any
 import pytest
 
 import probes.suite
+from codex_probe.commands.failures import install_failures_end_command
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
 from fake_appserver.profile import ProfileError, load_profile
 from fake_appserver.script import ScriptError, load_script
-from harness.codex.install import InstallError, UnknownVersionError
 from harness.codex.install import install as install_codex
-from harness.codex.npm import NpmError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
 from probes.findings import FIDELITY_ID_PREFIX
@@ -110,11 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if problem := output_problem(out, "verdict.json", "summary.md"):
         return _usage(problem)
     versions = args.codex or [DEFAULT_CODEX_VERSION]
-    try:
+    with install_failures_end_command(USAGE):
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        return _usage(str(error))
     out.mkdir(parents=True, exist_ok=True)
     (out / "verdict.json").unlink(missing_ok=True)
     pytest_args = [

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from codex_probe.commands.failures import install_failures_end_command
+from harness.codex.install import install
 from harness.codex.schema import ensure_schema, schema_hash
 from harness.codex.validator import MessageValidator
+
+FAILED = 1
 
 
 def register(subparsers: Any) -> None:
@@ -26,11 +27,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with install_failures_end_command(FAILED):
         schema = ensure_schema(install(args.version))
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe schema: {error}", file=sys.stderr)
-        return 1
     if not args.json:
         print(schema)
         return 0

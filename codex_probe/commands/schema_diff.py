@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from codex_probe.commands.failures import install_failures_end_command
+from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from reporting.schema_allure import write_schema_results
 from reporting.schema_diff import diff_schemas
@@ -41,12 +41,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
+    with install_failures_end_command(FAILED):
         old, new = install(args.old), install(args.new)  # `latest` becomes a version here
         old_dir, new_dir = ensure_schema(old), ensure_schema(new)
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe schema-diff: {error}", file=sys.stderr)
-        return FAILED
     diff = diff_schemas(
         load_shapes(old_dir), load_shapes(new_dir), old_version=old.version, new_version=new.version
     )

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.failures import install_failures_end_command
 from harness.codex.appserver import open_app_server
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
@@ -27,6 +27,8 @@ from rig.wiretap import Wiretap
 
 BASE_MARKER = "codex-probe smoke: base instructions marker"
 DEVELOPER_MARKER = "codex-probe smoke: developer instructions marker"
+
+FAILED = 1
 
 
 def register(subparsers: Any) -> None:
@@ -44,12 +46,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.monotonic() - started:6.2f}s] {text}", flush=True)
 
     started = time.monotonic()
-    try:
+    with install_failures_end_command(FAILED):
         installation = install(args.codex)
         schema = ensure_schema(installation)
-    except (UnknownVersionError, NpmError, InstallError) as error:
-        print(f"codex-probe smoke: {error}", file=sys.stderr)
-        return 1
     say(f"codex-cli {installation.version} at {installation.binary}")
     say(f"protocol schema at {schema}")
     transcript_path = args.out / "smoke" / f"transcript-{installation.version}.jsonl"

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex.install import InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
+from codex_probe.commands.failures import install_failures_end_command
+from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
@@ -44,14 +44,8 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as error:
         print(f"codex-probe validate: {error}", file=sys.stderr)
         return USAGE_ERROR
-    try:
+    with install_failures_end_command(NOT_CHECKED, unknown_version_exit_code=USAGE_ERROR):
         validator = MessageValidator(ensure_schema(install(args.version)))
-    except UnknownVersionError as error:
-        print(f"codex-probe validate: {error}", file=sys.stderr)
-        return USAGE_ERROR
-    except (NpmError, InstallError) as error:
-        print(f"codex-probe validate: {error}", file=sys.stderr)
-        return NOT_CHECKED
     violations = validate_transcript(validator, entries)
     for violation in violations:
         print(f"{args.transcript}: {violation}")

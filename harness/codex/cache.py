@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import filelock
 
 CACHE_ENV = "CODEX_PROBE_CACHE"
 
@@ -33,22 +33,23 @@ class LockTimeout(TimeoutError):
 
 @contextlib.contextmanager
 def exclusive_lock(path: Path, *, timeout: float = 900.0) -> Iterator[None]:
-    """A cross-process lock on `path` (flock), released even if the holder dies."""
+    """A cross-process lock on `path` (flock), released even if the holder dies.
+
+    A `timeout` of 0 tries once. The lock file is never deleted (installs.py relies on it).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + timeout
-    with path.open("a") as handle:
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockTimeout(f"{path} stayed locked for {timeout:.0f}s") from None
-                time.sleep(0.2)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    # preserve_lock_file: the file outlives every hold, so a waiter and a newcomer lock the
+    # same inode; on a filesystem without flock it fails instead of falling back to a
+    # marker file that is deleted on release.
+    lock = filelock.FileLock(path, preserve_lock_file=True, poll_interval=0.2)
+    try:
+        lock.acquire(timeout=timeout)
+    except filelock.Timeout:
+        raise LockTimeout(f"{path} stayed locked for {timeout:.0f}s") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 MARKER = "installed.json"

@@ -32,7 +32,7 @@ class SourceFile:
 
 
 SOURCE_FILES: tuple[SourceFile, ...] = (
-    SourceFile(SourceText.IDENTITY_LINE, "identity.md", required=True),
+    SourceFile(SourceText.IDENTITY_LINE, "identity_line.md", required=True),
     SourceFile(SourceText.WHO_YOU_ARE, "who_you_are.md", required=True),
     SourceFile(SourceText.CHANNEL_SKILL, "channel_skill.md", required=True),
     SourceFile(SourceText.DAEMON_REFERENCE, "daemon_reference.md", required=True),

@@ -272,10 +272,15 @@ class CodexAppServerDriver:
 
     async def _start_turn(self, thread_id: str, body: str, params: dict[str, Any]) -> Delivery:
         result = await self._request("turn/start", params)
+        turn_id = self._note_started_turn(thread_id, result)
+        return Delivery(thread_id, body, DeliveryStatus.DELIVERED, "turn/start", turn_id)
+
+    def _note_started_turn(self, thread_id: str, result: Any) -> str:
+        """The id of the turn a turn/start answer names; while it runs, it is the active one."""
         turn_id = str(_dig(result, "turn", "id") or "")
         if turn_id and _dig(result, "turn", "status") == "inProgress":
             self._active_turns[thread_id] = turn_id
-        return Delivery(thread_id, body, DeliveryStatus.DELIVERED, "turn/start", turn_id)
+        return turn_id
 
     # ----- safe boundaries -----------------------------------------------------------
 
@@ -299,12 +304,10 @@ class CodexAppServerDriver:
         held = self.inbox.take(thread_id)
         if not held:
             return []
-        params: dict[str, Any] = {
-            "threadId": thread_id,
-            "input": [item for message in held for item in text_input(message.body)],
-        }
-        if self._turn_sandbox_policy is not None:
-            params["sandboxPolicy"] = self._turn_sandbox_policy
+        first, *later = held
+        params = start_turn_params(first.body, thread_id, self._turn_sandbox_policy)
+        assert params is not None  # only steered bodies are held, and those are never empty
+        params["input"] += [item for message in later for item in text_input(message.body)]
         try:
             result = await self._request("turn/start", params)
         except ServerError as error:
@@ -313,9 +316,7 @@ class CodexAppServerDriver:
             raise DeliveryOutcomeUnknown(
                 [_unknown(thread_id, m.body, "turn/start") for m in held], error
             ) from error
-        turn_id = str(_dig(result, "turn", "id") or "")
-        if turn_id and _dig(result, "turn", "status") == "inProgress":
-            self._active_turns[thread_id] = turn_id
+        turn_id = self._note_started_turn(thread_id, result)
         return [
             Delivery(thread_id, m.body, DeliveryStatus.DELIVERED, "turn/start", turn_id)
             for m in held

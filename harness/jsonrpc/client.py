@@ -126,10 +126,6 @@ class JsonRpcClient:
     async def notify(self, method: str, params: Any = None) -> None:
         await self._send(notification_frame(method, params))
 
-    async def send_raw(self, frame: dict[str, Any]) -> None:
-        """Send a frame exactly as given (for conformance checks of odd client messages)."""
-        await self._send(frame)
-
     async def _send(self, frame: dict[str, Any]) -> None:
         if self._closed:
             raise ConnectionClosed("the client is closed")

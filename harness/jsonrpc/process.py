@@ -3,6 +3,9 @@
 Shutdown follows the MCP stdio sequence: close stdin, wait, SIGTERM the process
 group, wait, SIGKILL the group. Every live group is also remembered so that an
 interpreter exit (a crashed or interrupted test session) still kills it.
+
+`end_process_group` is the same sequence for a child started with subprocess.Popen in
+its own session (the browser, the gate's probe run): the one place group-ending lives.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ import contextlib
 import os
 import re
 import signal
+import subprocess
 from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 STDERR_TAIL_LINES = 200
 # A single JSON-RPC frame can carry a whole thread with its turns.
@@ -40,10 +45,38 @@ def strip_ansi(text: str) -> str:
     return _ANSI_ESCAPE.sub("", text)
 
 
+def signal_group(pgid: int, signum: int) -> None:
+    """Send `signum` to process group `pgid`, if anything of it is left to signal."""
+    # PermissionError: macOS refuses to signal a group whose members are all zombies.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+def end_process_group(process: subprocess.Popen[Any], *, grace: float) -> None:
+    """End a Popen child started with start_new_session=True, and everything in its group.
+
+    Close its stdin (if it has a pipe) and wait, then SIGTERM the group and wait, then
+    SIGKILL it; each wait is at most `grace` seconds.
+    """
+    if process.poll() is None and process.stdin is not None:
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=grace)
+    if process.poll() is None:
+        signal_group(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            signal_group(process.pid, signal.SIGKILL)
+            process.wait(timeout=grace)
+    # Anything still in the group (browser helpers, codex, fakes) must not outlive it.
+    signal_group(process.pid, signal.SIGKILL)
+
+
 def _kill_live_groups() -> None:
     for pgid in list(_live_groups):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
+        signal_group(pgid, signal.SIGKILL)
     _live_groups.clear()
 
 
@@ -130,8 +163,7 @@ class ServerProcess:
         return True
 
     def _signal_group(self, signum: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signum)
+        signal_group(self.pid, signum)
 
     async def _finish_stderr(self) -> None:
         try:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.cache import MARKER, lock_path
+from harness.codex.cache import MARKER, LockTimeout, exclusive_lock, lock_path
 from harness.codex.install import LAST_USED, Installation, install, installed
 from harness.codex.installs import CachedInstall, list_installs, prune_installs
 from tests.fake_installs import CODEX_SHIM, DAY, NOW, fake_install
@@ -176,6 +176,16 @@ def test_prune_skips_a_version_whose_lock_another_process_holds(
     assert versions(removed) == ["0.2.0"]
     assert versions(list_installs()) == ["0.1.0", "0.3.0"]
     assert held_lock.exists()
+
+
+def test_a_lock_held_past_the_deadline_fails_with_one_line_naming_it_and_the_deadline(
+    held_lock: Path,
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(LockTimeout) as caught, exclusive_lock(held_lock, timeout=1):
+        pytest.fail("the lock was taken while another process held it")
+    assert str(caught.value) == f"{held_lock} stayed locked for 1s"
+    assert time.monotonic() - started >= 1
 
 
 def test_prune_leaves_only_the_empty_lock_file_of_a_removed_version(install_cache: Path) -> None:

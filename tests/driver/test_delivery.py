@@ -164,7 +164,13 @@ async def test_held_bodies_whose_boundary_turn_is_refused_are_reported_not_kept(
     assert len(driver.inbox) == 0
     boundary_turns = [r for r in driver.requests if r.method == "turn/start"][1:]
     assert len(boundary_turns) == 1  # both bodies in one turn/start, sent once
-    assert [i["text"] for i in boundary_turns[0].params["input"]] == ["one", "two"]
+    # Each body its own input item; the sandbox policy of every turn/start of the session.
+    first_turn = next(r for r in driver.requests if r.method == "turn/start")
+    assert boundary_turns[0].params == {
+        "threadId": thread_id,
+        "input": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+        "sandboxPolicy": first_turn.params["sandboxPolicy"],
+    }
 
 
 async def test_an_empty_message_sends_nothing(spawn_driver: SpawnDriver) -> None:

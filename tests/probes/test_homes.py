@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -10,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rig import toml_writer
-from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, merge_tables
+from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, TomlValue, merge_tables
 
 BASE_URL = "http://127.0.0.1:4321/v1"
 
@@ -104,7 +104,7 @@ def test_provider_can_be_named_openai_to_take_codexs_remote_compaction_path(tmp_
 
 
 def test_extra_config_is_merged_over_the_defaults_table_by_table(tmp_path: Path) -> None:
-    extra: dict[str, toml_writer.TomlValue] = {
+    extra: dict[str, TomlValue] = {
         "features": {"plugins": True},
         "model_auto_compact_token_limit": 1000,
     }
@@ -135,38 +135,48 @@ def test_merge_tables_keeps_both_sides_and_lets_the_override_win() -> None:
     assert merged == {"a": {"x": 1, "y": 3}, "b": 1, "c": 4}
 
 
-# -- the TOML writer ---------------------------------------------------------------
-def test_toml_writer_round_trips_scalars_arrays_and_nested_tables() -> None:
-    document: dict[str, toml_writer.TomlValue] = {
+# -- config.toml -------------------------------------------------------------------
+def test_config_toml_reads_back_as_the_config_with_any_scalar_array_and_table(
+    tmp_path: Path,
+) -> None:
+    extra: dict[str, TomlValue] = {
         "text": 'quote " backslash \\ newline \n tab \t bell \x07 del \x7f é 漢',
         "count": -3,
         "ratio": 0.25,
-        "flag": True,
         "items": ["a", "b"],
         "needs quoting.key": "v",
         "outer": {"inner": {"deep": False}, "sibling": 1},
         "empty": {},
     }
-    assert tomllib.loads(toml_writer.dumps(document)) == document
+    home = IsolatedHome(BASE_URL, parent_dir=tmp_path, extra_config=extra)
+    assert read_config(home) == home.config
 
 
-def test_toml_writer_puts_root_keys_before_any_table() -> None:
-    text = toml_writer.dumps({"table": {"k": 1}, "root": "v"})
+def test_config_toml_puts_root_keys_before_any_table(home: IsolatedHome) -> None:
+    home.update_config({"table": {"k": 1}, "root": "v"})
+    text = home.config_path.read_text(encoding="utf-8")
     assert text.index("root =") < text.index("[table]")
 
 
-def test_toml_writer_writes_infinite_and_nan_floats() -> None:
-    parsed = tomllib.loads(toml_writer.dumps({"a": math.inf, "b": -math.inf, "c": math.nan}))
+def test_config_toml_writes_infinite_and_nan_floats(home: IsolatedHome) -> None:
+    home.update_config({"a": math.inf, "b": -math.inf, "c": math.nan})
+    parsed = read_config(home)
     assert parsed["a"] == math.inf
     assert parsed["b"] == -math.inf
-    assert math.isnan(parsed["c"])
+    assert isinstance(parsed["c"], float) and math.isnan(parsed["c"])
 
 
-def test_toml_writer_refuses_values_toml_cannot_hold() -> None:
+def test_a_value_toml_cannot_hold_is_refused_and_the_file_is_left_as_it_was(
+    home: IsolatedHome,
+) -> None:
+    before = home.config_path.read_text(encoding="utf-8")
     with pytest.raises(TypeError, match="NoneType"):
-        toml_writer.dumps({"a": None})  # type: ignore[dict-item]
+        home.update_config({"a": None})  # type: ignore[dict-item]
+    assert home.config_path.read_text(encoding="utf-8") == before
 
 
 @given(key=st.text(min_size=1), value=st.text())
-def test_toml_writer_round_trips_any_string_key_and_value(key: str, value: str) -> None:
-    assert tomllib.loads(toml_writer.dumps({key: value})) == {key: value}
+def test_config_toml_round_trips_any_string_key_and_value(key: str, value: str) -> None:
+    with tempfile.TemporaryDirectory() as parent:
+        home = IsolatedHome(BASE_URL, parent_dir=Path(parent), extra_config={key: value})
+        assert read_config(home)[key] == value

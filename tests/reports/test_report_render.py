@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +57,14 @@ def test_report_writes_one_self_contained_page_and_the_summary(report_dir: Path)
     # Single-file mode: no data folder to fetch, so the page also works from disk.
     assert not (report_dir / "html" / "data").exists()
     assert not list(report_dir.glob(".html*"))  # no staging folder left behind
+
+
+def test_the_html_folder_allure_filled_takes_the_umask_like_any_new_folder(
+    report_dir: Path,
+) -> None:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    assert stat.S_IMODE((report_dir / "html").stat().st_mode) == 0o777 & ~mask
 
 
 def test_the_report_and_the_summary_link_the_history_grid_beside_them(report_dir: Path) -> None:
