@@ -173,11 +173,6 @@ class TurnRunner:
         turn["items"].append(item)
         notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
-    async def _ask(
-        self, thread: LoadedThread, body: dict[str, Any], listener: StreamListener | None = None
-    ) -> ModelAnswer:
-        return await self.model.respond(body, listener)
-
     def _agent_messages(self, thread: LoadedThread, turn: dict[str, Any]) -> StreamListener:
         """Report assistant messages as they stream: started, deltas, completed.
 
@@ -239,9 +234,9 @@ class TurnRunner:
         listener = self._agent_messages(thread, active.turn)
         steering = self.profile.behaviour.steer_while_answering.value
         if steering is not SteerWhileAnswering.ABANDONS_ANSWER_AND_RESTARTS:
-            return await self._ask(thread, body, listener)
+            return await self.model.respond(body, listener)
         active.steer_arrived.clear()
-        asking = asyncio.ensure_future(self._ask(thread, body, listener))
+        asking = asyncio.ensure_future(self.model.respond(body, listener))
         steered = asyncio.ensure_future(active.steer_arrived.wait())
         try:
             await asyncio.wait({asking, steered}, return_when=asyncio.FIRST_COMPLETED)
@@ -331,8 +326,8 @@ class TurnRunner:
         remote = profile.behaviour.remote_compaction.value
         if self.model.provider_name != remote.provider_name:
             prompt = {"kind": "user", "item": message("user", profile.texts.compaction_prompt)}
-            answer = await self._ask(
-                thread, self._body(thread, [*history, prompt], compaction=True)
+            answer = await self.model.respond(
+                self._body(thread, [*history, prompt], compaction=True)
             )
             new_history, has_context = compacted_history(
                 profile, history, "\n".join(answer.texts), thread.developer, record["cwd"]
@@ -341,7 +336,7 @@ class TurnRunner:
         body = self._body(thread, history)
         if remote.request is RemoteRequest.COMPACTION_TRIGGER:
             body["input"].append({"type": "compaction_trigger"})
-            answer = await self._ask(thread, body)
+            answer = await self.model.respond(body)
             items, usage = answer.other_items, (answer.input_tokens, answer.output_tokens)
         else:
             items = await self.model.compact(remote_compaction_request(body))
