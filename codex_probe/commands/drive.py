@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.failures import install_failures_end_command
+from codex_probe.commands.layout import REPORTS
 from codex_probe.commands.output import output_problem
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, load_profile
@@ -86,7 +87,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("reports"),
+        default=REPORTS / "drive",
         help="output folder; the transcript goes under OUT/drive/",
     )
     parser.add_argument(

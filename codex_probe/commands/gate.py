@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from harness.codex.versions import DEFAULT_MATRIX
+from codex_probe.commands.layout import run_folder
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import ASSUMPTIONS
 from reporting.baseline import Baseline, BaselineError, load_baseline
 from reporting.gate import NO_VERDICT, USAGE, evaluate
@@ -22,8 +23,6 @@ from reporting.probe_run import (
     run_probes,
 )
 from reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
-
-DEFAULT_VERDICT = Path("reports") / "verdict.json"
 
 
 def register(subparsers: Any) -> None:
@@ -41,8 +40,8 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="VERSION",
-        help="version to judge (repeatable; default: the versions in the verdict file, "
-        f"else the default matrix {' '.join(DEFAULT_MATRIX)})",
+        help="version to judge (repeatable; default: the versions of --verdict, else "
+        f"{DEFAULT_CODEX_VERSION})",
     )
     parser.add_argument(
         "--baseline",
@@ -56,9 +55,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--verdict",
         type=Path,
-        default=DEFAULT_VERDICT,
         metavar="FILE",
-        help=f"the probes' verdict.json (default: {DEFAULT_VERDICT})",
+        help="the probes' verdict.json (default: the run folder of the --codex versions, "
+        f"reports/VERSION/verdict.json or reports/V1+V2/verdict.json; "
+        f"reports/{DEFAULT_CODEX_VERSION}/verdict.json without --codex)",
     )
     parser.add_argument(
         "--no-run", action="store_true", help="never run the probes; judge what the file holds"
@@ -76,26 +76,27 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         baseline = load_baseline(args.baseline) if args.baseline else Baseline()
-        report = load_verdicts(args.verdict) if args.verdict.exists() else None
+        verdict: Path = args.verdict or run_folder(args.codex) / "verdict.json"
+        report = load_verdicts(verdict) if verdict.exists() else None
     except (BaselineError, VerdictFileError) as error:
         return _usage_error(str(error))
     versions: list[str] = list(dict.fromkeys(args.codex)) or (
-        report.versions if report else list(DEFAULT_MATRIX)
+        report.versions if report else [DEFAULT_CODEX_VERSION]
     )
     missing = [v for v in versions if report is None or v not in report.findings]
     if missing and not args.no_run:
-        if args.verdict.name != "verdict.json":
+        if verdict.name != "verdict.json":
             return _usage_error(
                 f"codex {', '.join(missing)} must be probed, and the probes write verdict.json, "
-                f"not {args.verdict.name}; name a verdict.json, or give --no-run"
+                f"not {verdict.name}; name a verdict.json, or give --no-run"
             )
         # One run for every judged version: the verdict and the report then describe it.
         print(
             f"gate: no verdict for codex {', '.join(missing)}; probing {', '.join(versions)} "
-            f"into {args.verdict.parent}",
+            f"into {verdict.parent}",
             flush=True,
         )
-        outcome = _probe(versions, args.verdict, args.probe_timeout)
+        outcome = _probe(versions, verdict, args.probe_timeout)
         if isinstance(outcome, int):
             return outcome
         report = outcome

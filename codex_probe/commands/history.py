@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.layout import HISTORY
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
 from harness.codex.install import UnknownVersionError
@@ -46,7 +47,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
     parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
-    parser.add_argument("--out", type=Path, default=Path("reports/history"), help="output folder")
+    parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
     parser.add_argument(
         "--jobs",
         type=positive_int,

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 
 from codex_probe.commands.failures import install_failures_end_command
+from codex_probe.commands.layout import LEARNED
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
 from harness.codex.install import install
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
-        default=Path("reports/learned"),
+        default=LEARNED,
         help="folder for VERSION.json and wire-VERSION.json (default reports/learned)",
     )
     parser.add_argument(

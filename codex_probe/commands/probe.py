@@ -12,6 +12,7 @@ import pytest
 
 import probes.suite
 from codex_probe.commands.failures import install_failures_end_command
+from codex_probe.commands.layout import run_folder
 from codex_probe.commands.options import positive_int
 from codex_probe.commands.output import output_problem
 from fake_appserver.profile import ProfileError, load_profile
@@ -47,7 +48,11 @@ def register(subparsers: Any) -> None:
         metavar="VERSION",
         help=f"codex-cli version (repeatable; default {DEFAULT_CODEX_VERSION})",
     )
-    parser.add_argument("--out", type=Path, default=Path("reports"), help="output folder")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="output folder (default: reports/VERSION, or reports/V1+V2 for several)",
+    )
     parser.add_argument(
         "--only",
         action="append",
@@ -105,10 +110,10 @@ def run(args: argparse.Namespace) -> int:
             load_profile(path=args.fake_profile)
     except (ScriptError, ProfileError) as error:
         return _usage(str(error))
-    out: Path = args.out
+    versions = args.codex or [DEFAULT_CODEX_VERSION]
+    out: Path = args.out or run_folder(versions)
     if problem := output_problem(out, "verdict.json", "summary.md"):
         return _usage(problem)
-    versions = args.codex or [DEFAULT_CODEX_VERSION]
     with install_failures_end_command(USAGE):
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error

@@ -8,7 +8,9 @@ from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
+from codex_probe.commands.layout import run_folder
 from harness.codex.npm import NpmError
+from harness.codex.versions import DEFAULT_CODEX_VERSION
 from reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from reporting.allure_report import ReportError, generate_html, require_results
 from reporting.browser import BrowserError, screenshot
@@ -31,7 +33,19 @@ def register(subparsers: Any) -> None:
         "DIR/verdict.json, if there is one, into DIR/summary.md.",
     )
     parser.add_argument(
-        "--out", type=Path, default=Path("reports"), metavar="DIR", help="default: reports/"
+        "--codex",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="the versions of the run to report (repeatable): its folder is reports/VERSION "
+        "(reports/V1+V2 for several), as codex-probe probe wrote it",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the run's folder, if not the one --codex names (default: reports/"
+        f"{DEFAULT_CODEX_VERSION})",
     )
     parser.add_argument(
         "--history",
@@ -50,7 +64,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    out: Path = args.out
+    out: Path = args.out or run_folder(args.codex)
     history = args.history or find_history(out)
     if history is not None and not history.is_file():
         print(f"codex-probe report: --history {history}: no such file", file=sys.stderr)

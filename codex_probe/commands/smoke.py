@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.failures import install_failures_end_command
+from codex_probe.commands.layout import REPORTS
 from harness.codex.appserver import open_app_server
 from harness.codex.install import install
 from harness.codex.schema import ensure_schema
@@ -37,7 +38,9 @@ def register(subparsers: Any) -> None:
         help="install a codex-cli and run a handshake smoke check against it",
     )
     parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION, help="codex-cli version")
-    parser.add_argument("--out", type=Path, default=Path("reports"), help="output folder")
+    parser.add_argument(
+        "--out", type=Path, default=REPORTS / "smoke", help="output folder (default reports/smoke)"
+    )
     parser.set_defaults(handler=run)
 
 
