@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from probes.findings import FIDELITY_ID_PREFIX
+from probes.tally import tally
 from reporting.baseline import Baseline, BaselineEntry
 from reporting.verdicts import Finding, VerdictReport
 
@@ -170,9 +171,7 @@ def _name(finding: Finding) -> str:
 
 
 def _tally(findings: dict[str, Finding]) -> str:
-    verdicts = [f.verdict for f in findings.values()]
-    counts = ", ".join(f"{verdicts.count(v)} {v}" for v in ("holds", "changed", "broken"))
-    return f"findings: {counts}"
+    return tally((f.assumption, f.verdict, f.required) for f in findings.values())
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from probes.assumptions import ASSUMPTIONS
 from probes.findings import FIDELITY_ID_PREFIX
+from probes.tally import tally
 from reporting.verdicts import Finding, VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
@@ -73,17 +74,11 @@ def _fake_differs(finding: Finding) -> bool:
 
 
 def _counts(report: VerdictReport) -> list[str]:
-    lines = []
-    for version in report.versions:
-        findings = [f for f in report.findings[version].values() if not is_fidelity(f.assumption)]
-        parts = []
-        for verdict in ("holds", "changed", "broken"):
-            matching = [f for f in findings if f.verdict == verdict]
-            required = sum(f.required for f in matching)
-            of_them = f" ({required} required)" if verdict != "holds" and required else ""
-            parts.append(f"{len(matching)} {verdict}{of_them}")
-        lines.append(f"- codex {version}: " + ", ".join(parts))
-    return lines
+    return [
+        f"- codex {version}: "
+        + tally((f.assumption, f.verdict, f.required) for f in report.findings[version].values())
+        for version in report.versions
+    ]
 
 
 def _table(

@@ -18,6 +18,7 @@ from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS, Selection, Subject
 from probes.suite.release_runs import ReleaseRuns
 from probes.suite.table import render_table
+from probes.tally import is_fidelity, tally
 from probes.verdict_file import verdict_document
 
 FINDING_PROPERTY = "codex_probe_finding"
@@ -143,6 +144,46 @@ def record_finding(record_property: Any) -> Any:
     return record
 
 
+def _finding_of(report: pytest.TestReport) -> tuple[str, str] | None:
+    """The (finding id, verdict) a probe test recorded."""
+    for name, value in report.user_properties:
+        if name == FINDING_PROPERTY:
+            found = json.loads(str(value))
+            return str(found["id"]), str(found["entry"]["verdict"])
+    return None
+
+
+# What each outcome is called on the terminal: (category, letter, word, colour).
+ASSUMPTION_STATUS = {
+    "holds": ("holds", ".", "HOLDS", "green"),
+    "changed": ("changed", "C", "CHANGED", "yellow"),
+    "broken": ("broken", "B", "BROKEN", "red"),
+}
+FIDELITY_STATUS = {
+    "holds": ("same", ".", "SAME", "green"),
+    "changed": ("differ", "D", "DIFFERS", "yellow"),
+    "broken": ("broken", "B", "BROKEN", "red"),
+}
+
+
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """Each probe test reads as its finding: HOLDS, CHANGED or BROKEN (SAME or DIFFERS for
+    the fake versus the real one), never PASSED or FAILED, and the last line counts them so.
+    A changed assumption is something codex does, not a failure of the run; pytest still
+    counts it as a failed test, which is what the Allure results record."""
+    if report.when != "call":
+        return None
+    found = _finding_of(report)
+    if found is None:
+        return None
+    finding_id, verdict = found
+    table = FIDELITY_STATUS if is_fidelity(finding_id) else ASSUMPTION_STATUS
+    category, letter, word, colour = table[verdict]
+    return category, letter, (word, {colour: True})
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     for name, value in report.user_properties:
         if name == FINDING_PROPERTY and report.when == "call":
@@ -196,26 +237,28 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     if not any(_session_findings.values()):
         return
-    terminalreporter.section("codex-probe: assumption by version")
+    write = terminalreporter.write_line
+    terminalreporter.section("codex-probe: findings by version")
     for line in render_table(_session_findings):
-        terminalreporter.write_line(line)
+        write(line)
+    write("")
     for version, profile in fake_profiles().items():
         gaps = profile["gaps"]
-        terminalreporter.write_line(
+        write(
             f"fake profile for {version}: {profile['source']} {profile['path']}"
             + (f"; {len(gaps)} observation(s) it cannot express:" if gaps else "")
         )
         for gap in gaps:
-            terminalreporter.write_line(
+            write(
                 f"  {gap['field']}: {gap['scenario']} {gap['step']}: "
                 f"{gap['observed']} (missing: {gap['missing']})"
             )
         if profile["problem"]:
-            terminalreporter.write_line(f"  {profile['problem']}")
+            write(f"  {profile['problem']}")
     repeat = config.getoption("--probe-repeat")
     if repeat > 1:
         flipped = flipped_findings()
-        terminalreporter.write_line(
+        write(
             f"repeated {repeat} times: "
             + (
                 "no finding differs between runs"
@@ -224,5 +267,30 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 "(broken): " + ", ".join(f"{v}:{i}" for v, f in flipped.items() for i in f)
             )
         )
+    for line in closing_lines(_session_findings):
+        write(line)
     out = Path(config.getoption("--probe-out")) / "verdict.json"
-    terminalreporter.write_line(f"verdict: {out}")
+    write(f"verdict: {out}")
+
+
+def closing_lines(findings: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The counts per version, then what the changed and broken findings mean."""
+    lines = [
+        f"codex {version}: "
+        + tally((i, e["verdict"], e["required"]) for i, e in per_version.items())
+        for version, per_version in findings.items()
+    ]
+    changed = [i for per in findings.values() for i, e in per.items() if e["verdict"] == "changed"]
+    broken = [i for per in findings.values() for i, e in per.items() if e["verdict"] == "broken"]
+    if changed:
+        lines.append(
+            "A changed assumption is what codex does, not a failure of this run: it is reported "
+            "(summary.md, the Allure report), and `codex-probe gate` says whether it blocks a "
+            "release."
+        )
+    if broken:
+        lines.append(
+            f"{len(broken)} finding(s) are broken: the run could not measure them, so this run "
+            "gives no verdict for them (exit 3)."
+        )
+    return lines

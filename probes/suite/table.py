@@ -1,21 +1,57 @@
-"""The assumption-by-version table printed at the end of a probe run."""
+"""The finding-by-version tables printed at the end of a probe run: the same rows, in the
+same order (the registry's, which is the spec's), as summary.md."""
 
 from __future__ import annotations
 
 from typing import Any
 
-SYMBOL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
+from probes.assumptions import ASSUMPTIONS
+from probes.scenarios import SCENARIOS
+from probes.tally import FIDELITY_WORDS, is_fidelity
+
+CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
+FIDELITY_CELL = {verdict: word.upper() if verdict != "holds" else word
+                 for verdict, word in FIDELITY_WORDS.items()}  # fmt: skip
+NO_VERDICT = "-"
+ORDER = {
+    **{assumption.id: index for index, assumption in enumerate(ASSUMPTIONS)},
+    **{f"fake-fidelity-{name}": len(ASSUMPTIONS) + index for index, name in enumerate(SCENARIOS)},
+}
+
+
+def ordered_ids(findings: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """The registry's order, then ids it does not know, alphabetically."""
+    ids = {finding_id for per_version in findings.values() for finding_id in per_version}
+    return sorted(ids, key=lambda i: (ORDER.get(i, len(ORDER)), i))
 
 
 def render_table(findings: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
-    versions = sorted(findings)
-    ids = sorted({i for per_version in findings.values() for i in per_version})
-    width = max([len(i) for i in ids] + [10]) + 2
-    header = "assumption".ljust(width) + "req  " + "".join(v.ljust(12) for v in versions)
+    ids = ordered_ids(findings)
+    assumptions = [i for i in ids if not is_fidelity(i)]
+    fidelity = [i for i in ids if is_fidelity(i)]
+    lines = _table("assumption", assumptions, findings, CELL, with_kind=True)
+    if fidelity:
+        lines += ["", *_table("fake versus real", fidelity, findings, FIDELITY_CELL)]
+    return lines
+
+
+def _table(
+    title: str,
+    ids: list[str],
+    findings: dict[str, dict[str, dict[str, Any]]],
+    cell: dict[str, str],
+    *,
+    with_kind: bool = False,
+) -> list[str]:
+    versions = list(findings)
+    width = max([len(i) for i in ids] + [len(title)]) + 2
+    kind_header = "kind".ljust(13) if with_kind else ""
+    header = title.ljust(width) + "spec  " + kind_header + "".join(v.ljust(12) for v in versions)
     lines = [header, "-" * len(header)]
-    for assumption_id in ids:
-        entries = [findings[v].get(assumption_id) for v in versions]
-        required = next((e["required"] for e in entries if e), False)
-        cells = "".join((SYMBOL[e["verdict"]] if e else "-").ljust(12) for e in entries)
-        lines.append(assumption_id.ljust(width) + ("yes  " if required else "no   ") + cells)
+    for finding_id in ids:
+        entries = [findings[v].get(finding_id) for v in versions]
+        known = next(e for e in entries if e)
+        kind = ("required" if known["required"] else "informative").ljust(13) if with_kind else ""
+        cells = "".join((cell[e["verdict"]] if e else NO_VERDICT).ljust(12) for e in entries)
+        lines.append(finding_id.ljust(width) + str(known["spec_section"]).ljust(6) + kind + cells)
     return lines

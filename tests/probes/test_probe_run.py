@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -34,8 +35,21 @@ def default_run(tmp_path_factory: pytest.TempPathFactory, default_codex: Install
     out = tmp_path_factory.mktemp("probe-run")
     done = probe(out, "--codex", default_codex.version)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "codex-probe: assumption by version" in done.stdout
+    (out / "terminal.txt").write_text(done.stdout)
     return out
+
+
+def test_the_terminal_reads_as_findings_in_spec_order_not_as_a_failed_test_run(
+    default_run: Path,
+) -> None:
+    terminal = (default_run / "terminal.txt").read_text()
+    assert "codex-probe: findings by version" in terminal
+    assert "FAILED" not in terminal and "failed" not in terminal
+    rows = [line.split()[0] for line in terminal.splitlines() if line.split()[:1]]
+    in_table = [row for row in rows if row in {a.id for a in ASSUMPTIONS}]
+    assert in_table[-len(ASSUMPTIONS) :] == [a.id for a in ASSUMPTIONS]
+    closing = terminal.splitlines()[-1]
+    assert re.search(r" \d+ holds, \d+ changed, \d+ same in ", closing), closing
 
 
 def test_every_assumption_and_every_fidelity_check_gets_a_verdict_and_none_is_broken(

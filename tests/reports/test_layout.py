@@ -25,7 +25,7 @@ def test_gate_and_report_read_what_probe_wrote_for_the_same_version(
 
     # The gate judges the one finding the probe wrote (the others it reports as missing).
     gated = codex_probe("gate", "--codex", version, "--no-run", cwd=tmp_path)
-    assert f"codex {version}: findings: 1 holds, 0 changed, 0 broken" in gated.stdout, (
+    assert f"codex {version}: assumptions: 1 holds, 0 changed, 0 broken" in gated.stdout, (
         gated.stdout + gated.stderr
     )
 
@@ -50,4 +50,4 @@ def test_a_run_over_two_versions_writes_one_folder_named_by_both(
         "gate", "--codex", versions[0], "--codex", versions[1], "--no-run", cwd=tmp_path
     )
     for version in versions:
-        assert f"codex {version}: findings: 1 holds" in gated.stdout, gated.stdout
+        assert f"codex {version}: assumptions: 1 holds" in gated.stdout, gated.stdout

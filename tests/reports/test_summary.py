@@ -56,8 +56,8 @@ def test_a_holding_assumption_gets_no_section_of_its_own() -> None:
 
 def test_counts_per_version_name_how_many_changes_are_required() -> None:
     summary = summary_of_fixture()
-    assert "- codex 0.171.0: 1 holds, 2 changed (1 required), 0 broken" in summary
-    assert "- codex 0.120.0: 2 holds, 0 changed, 1 broken (1 required)" in summary
+    assert "- codex 0.171.0: assumptions: 1 holds, 2 changed (1 required), 0 broken" in summary
+    assert "- codex 0.120.0: assumptions: 2 holds, 0 changed, 1 broken (1 required)" in summary
 
 
 def test_fake_versus_real_findings_have_their_own_table_and_their_diff() -> None:
