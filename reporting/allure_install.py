@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.codex.cache import cache_root, install_once, is_installed
 from harness.codex.npm import run_npm
+from harness.codex.progress import InstallProgress
 
 ALLURE_PACKAGE = "allure"
 # Pinned: the report layout, the categories config and the analytics tag we strip from
@@ -68,7 +69,8 @@ def _build(version: str, staging: Path) -> None:
             "--ignore-scripts",  # allure needs none; nothing runs at install time
             "--loglevel=error",
             f"{ALLURE_PACKAGE}@{version}",
-        ]
+        ],
+        progress=InstallProgress(f"Allure {version} from npm", staging),
     )
     found = _package_version(staging)
     if found != version:

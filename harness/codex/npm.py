@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 from harness import child_env
+from harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
 from harness.codex.versions import NPM_PACKAGE
+from harness.jsonrpc.process import end_process_group
 
 NPM_TIMEOUT = 300.0
 
@@ -29,25 +32,55 @@ def _npm() -> str:
     return npm
 
 
-def run_npm(args: list[str], *, cwd: Path | None = None, timeout: float = NPM_TIMEOUT) -> str:
+def run_npm(
+    args: list[str],
+    *,
+    cwd: Path | None = None,
+    timeout: float = NPM_TIMEOUT,
+    progress: InstallProgress | None = None,
+) -> str:
+    """npm's stdout; with `progress`, the wait is shown while npm fills a folder."""
     command = [_npm(), *args]
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env=child_env.child_env(child_env.NPM),
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=child_env.child_env(child_env.NPM),
-        )
+        stdout, stderr = _wait(process, timeout, progress)
     except subprocess.TimeoutExpired:
         raise NpmError(f"`npm {' '.join(args)}` did not finish within {timeout:.0f}s") from None
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise NpmError(f"`npm {' '.join(args)}` failed (exit {done.returncode}): {last}")
-    return done.stdout
+    finally:
+        if process.poll() is None:  # a deadline or Ctrl-C: npm must not outlive us
+            end_process_group(process, grace=2.0)
+    if process.returncode != 0:
+        last = (stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise NpmError(f"`npm {' '.join(args)}` failed (exit {process.returncode}): {last}")
+    return stdout
+
+
+def _wait(
+    process: subprocess.Popen[str], timeout: float, progress: InstallProgress | None
+) -> tuple[str, str]:
+    """npm's output once it exits; until then, at most every PROGRESS_EVERY_S, the folder
+    it fills is measured for the progress line."""
+    if progress is None:
+        return process.communicate(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    with progress:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(process.args, timeout)
+            try:
+                return process.communicate(timeout=min(PROGRESS_EVERY_S, left))
+            except subprocess.TimeoutExpired:
+                progress.update()
 
 
 def published_versions() -> list[str]:
@@ -65,6 +98,7 @@ def latest_version() -> str:
 
 def install_package(version: str, prefix: Path) -> None:
     """`npm install` the exact codex version into `prefix` (its own node_modules)."""
+    progress = InstallProgress(f"codex-cli {version} from npm", prefix)
     run_npm(
         [
             "install",
@@ -76,4 +110,5 @@ def install_package(version: str, prefix: Path) -> None:
             "--loglevel=error",
             f"{NPM_PACKAGE}@{version}",
         ],
+        progress=progress,
     )
