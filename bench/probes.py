@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 from harness.codex.appserver import app_server_argv  # noqa: E402
 from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from probes.assumptions import ASSUMPTIONS  # noqa: E402
-from probes.scenario import ScenarioRun  # noqa: E402
+from probes.scenario import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
 from rig.backends import make_backend  # noqa: E402
 from rig.homes import IsolatedHome  # noqa: E402
@@ -89,9 +89,10 @@ class StepRecorder:
         self.steps.append(Step("turn", thread, {"text": text}))
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
-        # Replayed as a plain turn; the held-back answer is a scripted wait.
-        # A hold longer than a step would wait is ended by an interrupt, not waited out.
-        self.scripted_wait += reply.delay_s if reply.delay_s < HOLD_ENDED_BY_INTERRUPT else 0.0
+        # Replayed as a plain turn; a held-back answer is a scripted wait unless the
+        # scenario releases it (until_released) or an interrupt ends it.
+        waited = not reply.until_released and reply.delay_s < HOLD_ENDED_BY_INTERRUPT
+        self.scripted_wait += reply.delay_s if waited else 0.0
         self.steps.append(Step("turn", thread, {"text": text}))
         return f"turn-{label}"
 
@@ -116,7 +117,9 @@ class StepRecorder:
         self.scripted_wait += deadline or 0.0  # a release that stays silent costs all of it
         self.steps.append(Step("attempt"))
 
-    async def unsubscribe(self, thread: str, label: str, *, settle: float = 2.0) -> None:
+    async def unsubscribe(
+        self, thread: str, label: str, *, settle: float = UNLOAD_DEADLINE_S
+    ) -> None:
         self.scripted_wait += settle  # 0.171 keeps the thread loaded: the whole settle
         self.steps.append(Step("unsubscribe"))
 
@@ -318,7 +321,9 @@ def main() -> None:
     parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION, metavar="VERSION")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-fidelity", action="store_true", help="the suite without the fake")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
+    say = (lambda *_: None) if args.json else print
     fidelity = not args.no_fidelity
     runs = suite_runs(fidelity)
     kinds = dict.fromkeys(kind for kind, _ in runs)
@@ -327,38 +332,60 @@ def main() -> None:
     plan = [(kind, name, recorders[name].steps) for kind, name in runs]
     counts = Counter(step.kind for _, _, steps in plan for step in steps)
     scripted_wait = sum(recorders[name].scripted_wait for _, name in runs)
-    print(
+    say(
         f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cpus, "
         f"{platform.system()} {platform.release()}, Python {platform.python_version()}; "
         f"codex-cli {args.codex}; {args.runs} runs each"
     )
-    print(
+    say(
         f"work: {len(runs)} scenario runs on {'+'.join(kinds)}: {counts['restart']} process "
         f"starts, {counts['start']} thread/starts, {counts['turn']} turns, "
         f"{counts['compact']} compactions, {counts['resume']} resumes"
     )
     left_out = {kind: n for kind, n in counts.items() if kind not in REPLAYED}
-    print(
+    say(
         f"not in the floor: requests {dict(sorted(left_out.items()))}, scripted waits "
         f"up to {scripted_wait:.1f} s (held-back replies, unsubscribe settles)"
     )
     suite_times: list[float] = []
     floor_times: list[dict[str, float]] = []
+    statuses: list[int] = []
     for _ in range(args.runs):
         elapsed, status = suite(args.codex, fidelity)
         if status != 0:
-            print(f"suite exit status {status} (3: some finding is broken)")
+            say(f"suite exit status {status} (3: some finding is broken)")
+        statuses.append(status)
         suite_times.append(elapsed)
         floor_times.append(asyncio.run(floor(binaries, plan)))
     totals = [sum(spent.values()) for spent in floor_times]
     command = f"codex-probe probe --codex {args.codex}{'' if fidelity else ' --no-fidelity'}"
-    print(f"{'suite: ' + command:54s} {summary(suite_times)}")
-    print(f"{'floor: bare replay of the same work':54s} {summary(totals)}")
+    say(f"{'suite: ' + command:54s} {summary(suite_times)}")
+    say(f"{'floor: bare replay of the same work':54s} {summary(totals)}")
     for kind in kinds:
         times = [spent[kind] for spent in floor_times]
-        print(f"{'  of which on ' + kind:54s} {summary(times)}")
+        say(f"{'  of which on ' + kind:54s} {summary(times)}")
     ratio = statistics.median(suite_times) / statistics.median(totals)
-    print(f"suite / floor: {ratio:.2f}x")
+    say(f"suite / floor: {ratio:.2f}x")
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "codex": args.codex,
+                    "fidelity": fidelity,
+                    "runs": args.runs,
+                    "cpus": os.cpu_count(),
+                    "suite_s": statistics.median(suite_times),
+                    "floor_s": statistics.median(totals),
+                    "floor_by_backend_s": {
+                        kind: statistics.median(spent[kind] for spent in floor_times)
+                        for kind in kinds
+                    },
+                    "suite_exit_statuses": statuses,
+                    "scripted_wait_s": scripted_wait,
+                    "suite_over_floor": ratio,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

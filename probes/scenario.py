@@ -9,22 +9,32 @@ saw while it ran, and the JSON-RPC transcript spans every process of the scenari
 
 from __future__ import annotations
 
-import asyncio
-import time
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import JsonRpcError, RequestTimeout, ServerError, TransportError
+from harness.jsonrpc.errors import (
+    JsonRpcError,
+    NotificationTimeout,
+    RequestTimeout,
+    ServerError,
+    TransportError,
+)
 from harness.jsonrpc.transcript import Transcript
 from rig.backends import Backend
 from rig.homes import IsolatedHome
-from rig.session import Session, steer_params, turn_params
+from rig.session import Session, steer_params, thread_of, turn_params
 from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 STEP_TIMEOUT = 60.0
+# How long an unsubscribed thread may take to close; releases that close it do so at once.
+UNLOAD_DEADLINE_S = 0.5
+# How long a held answer waits for a release to drop it (it asks the model anew) before it
+# is let go: the old fixed hold was 1.5 s.
+RELEASE_GRACE_S = 1.5
 
 
 @dataclass
@@ -84,6 +94,8 @@ class ScenarioRun:
         self.transcript = session.transcript
         self.steps: list[StepRecord] = []
         self.threads: dict[str, str] = {}  # label -> thread id
+        # The index of the model request whose answer is held until finish_turn.
+        self.held_request: int | None = None
 
     @property
     def rpc(self) -> JsonRpcClient:
@@ -183,14 +195,31 @@ class ScenarioRun:
             return result
 
         record = await self._step("begin_turn", label, params, start_and_wait)
+        if reply.until_released:
+            self.held_request = before
         turn_id: str = record.result["turn"]["id"]
         return turn_id
 
     async def finish_turn(self, thread: str, label: str) -> StepRecord:
+        """Let a held answer go on, and wait for the thread's turn to complete.
+
+        A release that drops the pending answer when a turn is steered or started into
+        asks the model anew at once: that request is the event to wait for. A release that
+        keeps the answer asks nothing until the answer is out, so after RELEASE_GRACE_S
+        without a new request the answer is let go. Letting it go at once raced codex's
+        handling of the steer (the fake kept the answer in 3 runs of 6).
+        """
         thread_id = self.threads[thread]
-        return await self._step(
-            "finish_turn", label, {"threadId": thread_id}, lambda: self._completed(thread_id)
-        )
+        held, self.held_request = self.held_request, None
+
+        async def release_and_complete() -> Any:
+            if held is not None:
+                with contextlib.suppress(TimeoutError):
+                    await self.tap.wait_for_requests(held + 2, timeout=RELEASE_GRACE_S)
+            self.tap.release_held()
+            return await self._completed(thread_id)
+
+        return await self._step("finish_turn", label, {"threadId": thread_id}, release_and_complete)
 
     async def steer(
         self, thread: str, text: str, label: str, *, expected_turn_id: str
@@ -236,11 +265,15 @@ class ScenarioRun:
             lambda: self.rpc.request("thread/read", params, timeout=STEP_TIMEOUT),
         )
 
-    async def unsubscribe(self, thread: str, label: str, *, settle: float = 2.0) -> StepRecord:
-        """Unsubscribe, then wait (up to `settle` s) until the thread is no longer loaded.
+    async def unsubscribe(
+        self, thread: str, label: str, *, settle: float = UNLOAD_DEADLINE_S
+    ) -> StepRecord:
+        """Unsubscribe, wait (up to `settle` s) for the thread's `thread/closed`, then ask
+        whether it is still loaded.
 
-        Measured: 0.120 unloads at once and refuses a resume while "closing"; 0.171
-        keeps the thread listed. Waiting keeps the next step's outcome deterministic.
+        Measured: 0.120 unloads at once (thread/closed comes with the answer) and refuses a
+        resume while "closing"; 0.121-0.134 and 0.171 keep the thread loaded and send no
+        thread/closed. Waiting for the event keeps the next step's outcome deterministic.
         """
         thread_id = self.threads[thread]
 
@@ -248,13 +281,12 @@ class ScenarioRun:
             result = await self.rpc.request(
                 "thread/unsubscribe", {"threadId": thread_id}, timeout=STEP_TIMEOUT
             )
-            deadline = time.monotonic() + settle
-            while time.monotonic() < deadline:
-                listed = await self.rpc.request("thread/loaded/list", {}, timeout=STEP_TIMEOUT)
-                if thread_id not in listed.get("data", []):
-                    return {**result, "unloaded": True}
-                await asyncio.sleep(0.25)
-            return {**result, "unloaded": False}
+            with contextlib.suppress(NotificationTimeout):
+                await self.rpc.wait_for_notification(
+                    "thread/closed", lambda n: thread_of(n) == thread_id, timeout=settle
+                )
+            listed = await self.rpc.request("thread/loaded/list", {}, timeout=STEP_TIMEOUT)
+            return {**result, "unloaded": thread_id not in listed.get("data", [])}
 
         return await self._step(
             "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle

@@ -21,9 +21,9 @@ MALFORMED_THREAD_ID = "not-a-uuid"
 UNKNOWN_METHOD = "codex-probe/no-such-method"
 # A refusal takes milliseconds; 0.120.0 leaves an interrupt without a turn unanswered
 # until a later turn is interrupted, and that silence must not cost the full deadline.
-SILENCE_DEADLINE_S = 3.0
-# Long enough to steer or start into the turn while its answer is held back.
-SLOW_REPLY = Reply(text="slow", delay_s=1.5)
+SILENCE_DEADLINE_S = 1.0
+# Held while the scenario steers or starts into the turn; finish_turn lets it go.
+ANSWER_ON_RELEASE = Reply(text="slow", delay_s=30.0, until_released=True)
 # Held back longer than any step waits: the turn ends only when interrupted.
 HELD_REPLY = Reply(text="held", delay_s=50.0)
 
@@ -161,7 +161,7 @@ async def errors(run: ScenarioRun) -> None:
         "turn/start",
         {
             "threadId": run.threads["A"],
-            "input": [{"type": "text", "text": user("X"), "text_elements": []}],
+            "input": text_input(user("X")),
         },
         "turn-unloaded",
     )
@@ -174,7 +174,7 @@ async def errors(run: ScenarioRun) -> None:
         {"threadId": run.threads["A"], "input": text_input(user("STEER-BARE"))},
         "steer-without-expected",
     )
-    turn_id = await run.begin_turn("A", user("2"), "turn-2", SLOW_REPLY)
+    turn_id = await run.begin_turn("A", user("2"), "turn-2", ANSWER_ON_RELEASE)
     await run.steer("A", user("STEER-WRONG"), "steer-wrong", expected_turn_id="not-the-turn")
     await run.steer("A", user("STEER-RIGHT"), "steer-right", expected_turn_id=turn_id)
     await run.finish_turn("A", "turn-2-done")
@@ -186,7 +186,7 @@ async def turn_requests_around_an_active_turn(run: ScenarioRun) -> None:
     """A second turn/start while a turn is active, then turn/interrupt with none active
     (left unanswered by some releases: the interrupt of a later turn shows what then)."""
     thread_id = run.threads["A"]
-    turn_id = await run.begin_turn("A", user("3"), "turn-3", SLOW_REPLY)
+    turn_id = await run.begin_turn("A", user("3"), "turn-3", ANSWER_ON_RELEASE)
     await run.attempt(
         "turn/start", {"threadId": thread_id, "input": text_input(user("BUSY"))}, "turn-start-busy"
     )

@@ -22,7 +22,6 @@ recorded in docs/observations/.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import time
@@ -51,6 +50,8 @@ class Reply:
     begun to answer (held before any byte, codex 0.163.0 and 0.166.0 dropped or kept
     the pending answer of a steered turn by chance, 1 run in 12; held after
     `response.created`, 24 of 24 alike). Closing the wiretap cuts the delay short.
+    `until_released` ends the wait as soon as `Wiretap.release_held()` is called, so a
+    scenario holds a turn exactly as long as it needs it; `delay_s` is then its deadline.
     """
 
     text: str = "ok"
@@ -62,6 +63,7 @@ class Reply:
     # Stream the text in this many `response.output_text.delta` events before the item
     # is done (0: the item arrives whole, as in most probes).
     deltas: int = 0
+    until_released: bool = False
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,8 @@ class Wiretap:
         self._response_count = 0
         # Indices of requests whose answer codex hung up on before it was complete.
         self.abandoned: list[int] = []
+        # Set by release_held(): answers held until released go on.
+        self._released = asyncio.Event()
         # The text each model request was answered with, by request index.
         self.answers: dict[int, str] = {}
 
@@ -278,6 +282,11 @@ class Wiretap:
     # -- script and captures --------------------------------------------------
     def queue_replies(self, *replies: Reply | str) -> None:
         self._replies.extend(_as_reply(r) for r in replies)
+
+    def release_held(self) -> None:
+        """Let every answer held `until_released` go on; later ones are held anew."""
+        self._released.set()
+        self._released = asyncio.Event()
 
     @property
     def requests(self) -> list[CapturedRequest]:
@@ -378,10 +387,17 @@ class Wiretap:
         return captured
 
     async def _hold(self, reply: Reply) -> None:
-        """Wait out a reply's delay; closing the wiretap cuts it short."""
-        if reply.delay_s > 0:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), timeout=reply.delay_s)
+        """Wait out a reply's delay; closing the wiretap, or releasing the held answers
+        for one held `until_released`, cuts it short."""
+        if reply.delay_s <= 0:
+            return
+        events = [self._closing] + ([self._released] if reply.until_released else [])
+        waits = [asyncio.ensure_future(event.wait()) for event in events]
+        try:
+            await asyncio.wait(waits, timeout=reply.delay_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
 
     def _next_reply(self, captured: CapturedRequest) -> Reply:
         if self._replies:
