@@ -1,5 +1,7 @@
 """The plugin's command line: its options, and the run state they make.
 
+Every option is namespaced `--codex-...`: the plugin is loaded into every pytest run
+of an environment with codex-probe installed, beside the project's own options.
 A wrong combination is a usage error naming the option, before anything is collected.
 """
 
@@ -31,56 +33,56 @@ DEFAULT_LIFECYCLE_EXAMPLES = 100
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("codex-probe", "codex-probe conformance (tests using codex_backend)")
     group.addoption(
-        "--backend",
-        dest="codex_backends",
+        "--codex-backend",
+        dest="codex_backend",
         action="append",
         choices=BACKEND_KINDS,
         help="run conformance fixtures on this backend (repeatable; default: fake and real)",
     )
     group.addoption(
         "--codex-version",
-        dest="codex_versions",
+        dest="codex_version",
         action="append",
         metavar="VERSION",
         help=f"codex-cli version to check (repeatable; default: {', '.join(DEFAULT_MATRIX)})",
     )
     group.addoption(
-        "--fake-script",
+        "--codex-fake-script",
         dest="codex_fake_script",
         metavar="FILE",
-        help="fault script (JSON Lines) for the fake backend; implies --backend fake",
+        help="fault script (JSON Lines) for the fake backend; implies --codex-backend fake",
     )
     group.addoption(
-        "--fake-profile",
+        "--codex-fake-profile",
         dest="codex_fake_profile",
         metavar="FILE",
         help="profile file the fake imitates (e.g. from `codex-probe learn`); default: the "
-        "version's checked-in one. Implies --backend fake and the profile's --codex-version",
+        "version's checked-in one. Implies --codex-backend fake and the profile's --codex-version",
     )
     group.addoption(
-        "--conformance-timeout",
-        dest="conformance_timeout",
+        "--codex-timeout",
+        dest="codex_timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help=f"deadline of every request and awaited notification (default {DEFAULT_TIMEOUT})",
     )
     group.addoption(
-        "--conformance-baseline",
-        dest="conformance_baseline",
+        "--codex-baseline",
+        dest="codex_baseline",
         metavar="FILE|none",
         help="expected-failures baseline (default: the packaged one; 'none': no baseline)",
     )
     group.addoption(
-        "--conformance-check",
-        dest="conformance_checks",
+        "--codex-check",
+        dest="codex_check",
         action="append",
         metavar="ID",
         help="run only this check id (repeatable)",
     )
     group.addoption(
-        "--lifecycle-examples",
-        dest="lifecycle_examples",
+        "--codex-lifecycle-examples",
+        dest="codex_lifecycle_examples",
         type=int,
         default=DEFAULT_LIFECYCLE_EXAMPLES,
         metavar="N",
@@ -88,8 +90,8 @@ def add_options(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_LIFECYCLE_EXAMPLES})",
     )
     group.addoption(
-        "--conformance-results",
-        dest="conformance_results",
+        "--codex-results",
+        dest="codex_results",
         metavar="FILE",
         help="write one JSON line per check outcome (check, target, outcome, message)",
     )
@@ -99,22 +101,24 @@ def state_from_options(config: pytest.Config) -> ConformanceState:
     """The run's targets, baseline and settings, as the options ask for them."""
     script = config.getoption("codex_fake_script")
     profile = config.getoption("codex_fake_profile")
-    kinds: list[str] = config.getoption("codex_backends") or (
+    kinds: list[str] = config.getoption("codex_backend") or (
         ["fake"] if script or profile else ["fake", "real"]
     )
     if script and "real" in kinds:
-        raise pytest.UsageError("--fake-script needs the fake backend only (--backend fake)")
+        raise pytest.UsageError(
+            "--codex-fake-script needs the fake backend only (--codex-backend fake)"
+        )
     imitated = profile_version(profile) if profile else None
-    versions: list[str] = config.getoption("codex_versions") or (
+    versions: list[str] = config.getoption("codex_version") or (
         [imitated] if imitated else list(DEFAULT_MATRIX)
     )
     if imitated and set(versions) != {imitated}:
         raise pytest.UsageError(
-            f"--fake-profile {profile} imitates codex-cli {imitated}; "
+            f"--codex-fake-profile {profile} imitates codex-cli {imitated}; "
             f"--codex-version asks for {', '.join(versions)}"
         )
     targets = [Target(kind, version) for version in dict.fromkeys(versions) for kind in kinds]
-    choice = config.getoption("conformance_baseline")
+    choice = config.getoption("codex_baseline")
     try:
         if choice == "none":
             baseline: Baseline = empty()
@@ -122,24 +126,24 @@ def state_from_options(config: pytest.Config) -> ConformanceState:
             baseline = load_baseline(Path(choice) if choice else default_baseline_path())
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from None
-    examples = config.getoption("lifecycle_examples")
+    examples = config.getoption("codex_lifecycle_examples")
     if examples < 1:
-        raise pytest.UsageError("--lifecycle-examples must be at least 1")
+        raise pytest.UsageError("--codex-lifecycle-examples must be at least 1")
     return ConformanceState(
         targets=targets,
         baseline=baseline,
         script=Path(script).resolve() if script else None,
         profile=Path(profile).resolve() if profile else None,
-        timeout=config.getoption("conformance_timeout"),
+        timeout=config.getoption("codex_timeout"),
         lifecycle_examples=math.ceil(examples / len(dict.fromkeys(versions))),
-        results_path=Path(p) if (p := config.getoption("conformance_results")) else None,
+        results_path=Path(p) if (p := config.getoption("codex_results")) else None,
         wire_log=WireLog(),
     )
 
 
 def profile_version(path: str) -> str:
-    """The codex-cli version a --fake-profile file imitates (a broken file: usage error)."""
+    """The codex-cli version a --codex-fake-profile file imitates (a broken file: usage error)."""
     try:
         return load_profile(path=Path(path)).version
     except ProfileError as error:
-        raise pytest.UsageError(f"--fake-profile: {error}") from None
+        raise pytest.UsageError(f"--codex-fake-profile: {error}") from None

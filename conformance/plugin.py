@@ -4,8 +4,9 @@ Registered as the `pytest11` entry point `codex_probe`, so every pytest run of a
 environment with codex-probe installed loads it. It stays out of the way of tests
 that do not use its fixtures (conformance/fixtures.py).
 
-A test requesting `codex_backend` runs once per target: every `--backend` (fake,
-real; default both) times every `--codex-version` (default: the default matrix).
+A test requesting `codex_backend` runs once per target: every `--codex-backend` (fake,
+real; default both) times every `--codex-version` (default: the default matrix). Every
+option the plugin adds is namespaced `--codex-...` (conformance/options.py).
 """
 
 from __future__ import annotations

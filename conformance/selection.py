@@ -1,5 +1,5 @@
 """Which tests run, on what, in what order: a test asking for `codex_backend` once per
-target, only the checks --conformance-check names, one test per check and target, and
+target, only the checks --codex-check names, one test per check and target, and
 the checks that read the whole run last."""
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def parametrize_by_target(metafunc: pytest.Metafunc) -> None:
 
 
 def select_checks(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect what --conformance-check leaves out and move run-last checks to the end."""
-    wanted = config.getoption("conformance_checks")
+    """Deselect what --codex-check leaves out and move run-last checks to the end."""
+    wanted = config.getoption("codex_check")
     if wanted:
         unknown = sorted(set(wanted) - set(CHECKS))
         if unknown:

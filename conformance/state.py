@@ -20,7 +20,7 @@ class ConformanceState:
     targets: list[Target]
     baseline: Baseline
     script: Path | None
-    # The fake's profile file (--fake-profile); None: each version's checked-in one.
+    # The fake's profile file (--codex-fake-profile); None: each version's checked-in one.
     profile: Path | None
     timeout: float
     # Stateful sequences per target (the per-backend count shared out over the versions).

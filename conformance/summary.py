@@ -74,7 +74,7 @@ def summary_lines(results: list[dict[str, Any]]) -> list[str]:
 
 
 def write_results(config: pytest.Config) -> None:
-    """The --conformance-results file: one JSON line per recorded outcome."""
+    """The --codex-results file: one JSON line per recorded outcome."""
     # No state: configure failed (a usage error) before making it.
     state = config.stash.get(state_key, None)
     if state is not None and state.results_path is not None and state.used:
