@@ -1,4 +1,4 @@
-"""Expected failures per check, codex-cli version and backend, and the verdict they give.
+"""Expected failures per check, codex-cli version and backend, and how they judge an outcome.
 
 The baseline is a JSON file:
 
@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance.registry import CHECKS
+from conformance.registry import CONFORMANCE_CHECKS
 
 DEFAULT_BASELINE = "expected-failures.json"
 
@@ -91,7 +91,7 @@ def _entry(path: Path, number: int, item: Any) -> Entry:
     unknown = set(item) - set(fields)
     if unknown:
         raise BaselineError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-    if item["check"] not in CHECKS:
+    if item["check"] not in CONFORMANCE_CHECKS:
         raise BaselineError(f"{where}: unknown check id {item['check']!r}")
     if item["backend"] not in ("real", "fake"):
         raise BaselineError(f"{where}: backend must be real or fake, got {item['backend']!r}")
@@ -105,8 +105,8 @@ def _entry(path: Path, number: int, item: Any) -> Entry:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What the baseline makes of one check's outcome."""
+class JudgedOutcome:
+    """A check's outcome as the baseline judges it, and what the entry says (none: "")."""
 
     outcome: str  # "passed" | "failed" | "expected failure"
     message: str = ""
@@ -114,29 +114,29 @@ class Verdict:
 
 def judge(
     entry: Entry | None, passed: bool, failure_text: str, backend: str | None = None
-) -> Verdict:
-    """The verdict on a check's outcome on `backend` (default: the entry's own)."""
+) -> JudgedOutcome:
+    """A check's outcome on `backend` (default: the entry's own) as `entry` judges it."""
     if entry is None:
-        return Verdict("passed" if passed else "failed")
+        return JudgedOutcome("passed" if passed else "failed")
     imitated = backend is not None and backend != entry.backend
     where = f"{entry.check} on {backend if imitated else entry.backend}-{entry.version}"
     if imitated:
         where += f" (imitating {entry.backend}-{entry.version})"
     if passed and imitated:
-        return Verdict(
+        return JudgedOutcome(
             "failed",
             f"{where} passes where upstream fails: the fake no longer imitates the release "
             f"(the entry says: {entry.reason})",
         )
     if passed:
-        return Verdict(
+        return JudgedOutcome(
             "failed",
             f"stale baseline entry: {where} now passes; remove the entry (it said: {entry.reason})",
         )
     if entry.failure.search(failure_text):
         said = "baseline, as upstream" if imitated else "baseline"
-        return Verdict("expected failure", f"{said}: {entry.reason}")
-    return Verdict(
+        return JudgedOutcome("expected failure", f"{said}: {entry.reason}")
+    return JudgedOutcome(
         "failed",
         f"{where} is baselined, but fails differently: its failure text does not match "
         f"{entry.failure.pattern!r} (baseline reason: {entry.reason})",

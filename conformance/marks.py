@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conformance.registry import CHECKS, MARKER, Check, get_check
+from conformance.registry import CONFORMANCE_CHECKS, MARKER, ConformanceCheck, get_check
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -19,13 +19,13 @@ def check(check_id: str) -> Callable[[F], F]:
     return marker
 
 
-def check_of(item: pytest.Item) -> Check | None:
+def check_of(item: pytest.Item) -> ConformanceCheck | None:
     """The check a collected test is, None for a test that is no check."""
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         return None
-    if len(marker.args) != 1 or marker.args[0] not in CHECKS:
+    if len(marker.args) != 1 or marker.args[0] not in CONFORMANCE_CHECKS:
         raise pytest.UsageError(
             f"{item.nodeid}: {MARKER} needs one registered check id, got {marker.args!r}"
         )
-    return CHECKS[marker.args[0]]
+    return CONFORMANCE_CHECKS[marker.args[0]]

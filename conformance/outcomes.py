@@ -15,7 +15,7 @@ from conformance.target import target_of
 
 
 def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
-    """`report` rewritten by the baseline verdict (a check's call phase only), recorded."""
+    """`report` rewritten as the baseline judges it (a check's call phase only), recorded."""
     check, target = check_of(item), target_of(item)
     if check is None or target is None:
         return report
@@ -30,18 +30,18 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
     if report.when == "call" or (report.when == "setup" and report.failed):
         if report.when == "call":
             entry = state.baseline.lookup(check.id, target.version, target.kind)
-            verdict = judge(entry, report.passed, report.longreprtext, target.kind)
-            if verdict.outcome == "expected failure":
+            judged = judge(entry, report.passed, report.longreprtext, target.kind)
+            if judged.outcome == "expected failure":
                 report.outcome = "skipped"
-                report.wasxfail = verdict.message
-            elif verdict.outcome == "failed" and report.passed:
+                report.wasxfail = judged.message
+            elif judged.outcome == "failed" and report.passed:
                 report.outcome = "failed"
-                report.longrepr = verdict.message
-            elif verdict.message:
-                report.sections.append(("conformance baseline", verdict.message))
+                report.longrepr = judged.message
+            elif judged.message:
+                report.sections.append(("conformance baseline", judged.message))
             reason = failure_of(report) if report.failed else ""
             state.record(
-                check, target, verdict.outcome, "\n".join(filter(None, [verdict.message, reason]))
+                check, target, judged.outcome, "\n".join(filter(None, [judged.message, reason]))
             )
         else:
             state.record(check, target, "error", failure_of(report))

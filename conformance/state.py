@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conformance.baseline import Baseline
-from conformance.registry import Check
+from conformance.registry import ConformanceCheck
 from conformance.target import Target
 from conformance.wire import WireLog
 from rig.backends import Backend, make_backend
@@ -50,7 +50,7 @@ class ConformanceState:
                 raise
         return self._backends[target]
 
-    def record(self, check: Check, target: Target, outcome: str, message: str) -> None:
+    def record(self, check: ConformanceCheck, target: Target, outcome: str, message: str) -> None:
         self.results.append(
             {
                 "check": check.id,

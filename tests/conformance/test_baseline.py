@@ -1,4 +1,4 @@
-"""The expected-failures baseline: loading it strictly, and the verdict it gives."""
+"""The expected-failures baseline: loading it strictly, and how it judges an outcome."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from conformance.baseline import (
     judge,
     load_baseline,
 )
-from conformance.registry import CHECKS
+from conformance.registry import CONFORMANCE_CHECKS
 
 ENTRY = Entry(
     "CONF-INTERRUPT-002", "0.120.0", "real", "never answered upstream", re.compile("RequestTimeout")
@@ -29,30 +29,30 @@ def test_a_check_without_an_entry_keeps_its_own_outcome() -> None:
 
 
 def test_a_baselined_failure_for_the_stated_reason_is_an_expected_failure() -> None:
-    verdict = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
-    assert verdict.outcome == "expected failure"
-    assert verdict.message == "baseline: never answered upstream"
+    judged = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
+    assert judged.outcome == "expected failure"
+    assert judged.message == "baseline: never answered upstream"
 
 
 def test_a_baselined_check_failing_for_another_reason_is_a_new_failure() -> None:
-    verdict = judge(ENTRY, False, "AssertionError: answered {}")
-    assert verdict.outcome == "failed"
-    assert "fails differently" in verdict.message and "RequestTimeout" in verdict.message
+    judged = judge(ENTRY, False, "AssertionError: answered {}")
+    assert judged.outcome == "failed"
+    assert "fails differently" in judged.message and "RequestTimeout" in judged.message
 
 
 def test_a_baselined_check_that_now_passes_is_a_stale_entry_and_fails() -> None:
-    verdict = judge(ENTRY, True, "")
-    assert verdict.outcome == "failed"
-    assert verdict.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
+    judged = judge(ENTRY, True, "")
+    assert judged.outcome == "failed"
+    assert judged.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
 
 
 def test_a_real_entry_covers_the_fake_imitating_that_release() -> None:
     baseline = Baseline(None, {ENTRY.key: ENTRY})
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is ENTRY
     assert baseline.lookup("CONF-INTERRUPT-002", "0.171.0", "fake") is None
-    verdict = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
-    assert verdict.outcome == "expected failure"
-    assert verdict.message == "baseline, as upstream: never answered upstream"
+    judged = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
+    assert judged.outcome == "expected failure"
+    assert judged.message == "baseline, as upstream: never answered upstream"
 
 
 def test_a_fake_entry_takes_precedence_over_the_real_one() -> None:
@@ -63,9 +63,9 @@ def test_a_fake_entry_takes_precedence_over_the_real_one() -> None:
 
 
 def test_a_fake_that_passes_where_upstream_fails_no_longer_imitates_the_release() -> None:
-    verdict = judge(ENTRY, True, "", "fake")
-    assert verdict.outcome == "failed"
-    assert verdict.message.startswith(
+    judged = judge(ENTRY, True, "", "fake")
+    assert judged.outcome == "failed"
+    assert judged.message.startswith(
         "CONF-INTERRUPT-002 on fake-0.120.0 (imitating real-0.120.0) passes where upstream fails"
     )
 
@@ -114,5 +114,5 @@ def test_the_packaged_baseline_loads_and_gives_every_entry_a_reason() -> None:
     baseline = load_baseline(default_baseline_path())
     assert baseline.entries
     for (check, _, backend), entry in baseline.entries.items():
-        assert check in CHECKS and backend in ("real", "fake")
+        assert check in CONFORMANCE_CHECKS and backend in ("real", "fake")
         assert len(entry.reason) > 20
