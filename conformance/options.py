@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 
 from conformance.baseline import (
-    Baseline,
-    BaselineError,
+    ExpectedFailures,
     default_baseline_path,
-    empty,
-    load_baseline,
+    load_expected_failures,
+    no_expected_failures,
 )
 from conformance.state import ConformanceState
 from conformance.target import Target
@@ -25,6 +24,7 @@ from conformance.wire import WireLog
 from fake_appserver.profile import ProfileError, load_profile
 from harness.codex.versions import DEFAULT_MATRIX
 from rig.backends import BACKEND_KINDS
+from rig.baseline import BaselineError
 from rig.session import DEFAULT_TIMEOUT
 
 DEFAULT_LIFECYCLE_EXAMPLES = 100
@@ -71,7 +71,7 @@ def add_options(parser: pytest.Parser) -> None:
         "--codex-baseline",
         dest="codex_baseline",
         metavar="FILE|none",
-        help="expected-failures baseline (default: the packaged one; 'none': no baseline)",
+        help="expected-failures baseline, TOML (default: the packaged one; 'none': no baseline)",
     )
     group.addoption(
         "--codex-check",
@@ -121,9 +121,10 @@ def state_from_options(config: pytest.Config) -> ConformanceState:
     choice = config.getoption("codex_baseline")
     try:
         if choice == "none":
-            baseline: Baseline = empty()
+            baseline: ExpectedFailures = no_expected_failures()
         else:
-            baseline = load_baseline(Path(choice) if choice else default_baseline_path())
+            path = Path(choice) if choice else default_baseline_path()
+            baseline = load_expected_failures(path)
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from None
     examples = config.getoption("codex_lifecycle_examples")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from conformance.baseline import Baseline
+from conformance.baseline import ExpectedFailures
 from conformance.registry import ConformanceCheck
 from conformance.target import Target
 from conformance.wire import WireLog
@@ -18,7 +18,7 @@ from rig.backends import Backend, make_backend
 @dataclass
 class ConformanceState:
     targets: list[Target]
-    baseline: Baseline
+    baseline: ExpectedFailures
     script: Path | None
     # The fake's profile file (--codex-fake-profile); None: each version's checked-in one.
     profile: Path | None

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from conformance.baseline import (
-    Baseline,
-    BaselineError,
-    Entry,
+    ExpectedFailure,
+    ExpectedFailures,
     default_baseline_path,
     judge,
-    load_baseline,
+    load_expected_failures,
 )
 from conformance.registry import CONFORMANCE_CHECKS
+from rig.baseline import BaselineError
 
-ENTRY = Entry(
+ENTRY = ExpectedFailure(
     "CONF-INTERRUPT-002", "0.120.0", "real", "never answered upstream", re.compile("RequestTimeout")
 )
 
@@ -47,7 +46,7 @@ def test_a_baselined_check_that_now_passes_is_a_stale_entry_and_fails() -> None:
 
 
 def test_a_real_entry_covers_the_fake_imitating_that_release() -> None:
-    baseline = Baseline(None, {ENTRY.key: ENTRY})
+    baseline = ExpectedFailures(None, {ENTRY.key: ENTRY})
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is ENTRY
     assert baseline.lookup("CONF-INTERRUPT-002", "0.171.0", "fake") is None
     judged = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
@@ -56,8 +55,8 @@ def test_a_real_entry_covers_the_fake_imitating_that_release() -> None:
 
 
 def test_a_fake_entry_takes_precedence_over_the_real_one() -> None:
-    drift = Entry(ENTRY.check, ENTRY.version, "fake", "fake drift", re.compile("drift"))
-    baseline = Baseline(None, {ENTRY.key: ENTRY, drift.key: drift})
+    drift = ExpectedFailure(ENTRY.check, ENTRY.version, "fake", "fake drift", re.compile("drift"))
+    baseline = ExpectedFailures(None, {ENTRY.key: ENTRY, drift.key: drift})
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is drift
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "real") is ENTRY
 
@@ -70,48 +69,80 @@ def test_a_fake_that_passes_where_upstream_fails_no_longer_imitates_the_release(
     )
 
 
-def write(tmp_path: Path, entries: list[dict[str, str]]) -> Path:
-    path = tmp_path / "baseline.json"
-    path.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+GOOD = """
+[[expected]]
+codex = "0.171.0"
+id = "CONF-METHOD-001"
+backend = "fake"
+reason = "because"
+failure = 'x'
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.toml"
+    path.write_text(text, encoding="utf-8")
     return path
 
 
-GOOD = {
-    "check": "CONF-METHOD-001",
-    "version": "0.171.0",
-    "backend": "fake",
-    "reason": "because",
-    "failure": "x",
-}
+def test_an_entry_reads_with_real_as_its_default_backend_and_its_failure_as_written(
+    tmp_path: Path,
+) -> None:
+    text = """
+# measured on 0.120.0
+[[expected]]
+codex = "0.120.0"
+id = "CONF-INTERRUPT-002"
+reason = "never answered upstream"
+failure = 'RequestTimeout: turn/interrupt \\(id \\d+\\) '
+"""
+    baseline = load_expected_failures(write(tmp_path, text))
+    entry = baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "real")
+    assert entry == ExpectedFailure(
+        "CONF-INTERRUPT-002",
+        "0.120.0",
+        "real",
+        "never answered upstream",
+        re.compile(r"RequestTimeout: turn/interrupt \(id \d+\) "),
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        ({"check": "CONF-NOPE-001"}, "unknown check id 'CONF-NOPE-001'"),
-        ({"backend": "docker"}, "backend must be real or fake"),
-        ({"reason": "  "}, "needs a reason"),
-        ({"failure": "("}, "'failure' is not a regex"),
-        ({"extra": "?"}, "unknown field(s) extra"),
+        (('id = "CONF-METHOD-001"', 'id = "CONF-NOPE-001"'), "unknown check id 'CONF-NOPE-001'"),
+        (('backend = "fake"', 'backend = "docker"'), "backend must be real or fake, got 'docker'"),
+        (('reason = "because"', 'reason = "  "'), "'reason' must be a non-empty string"),
+        (('reason = "because"\n', ""), "'reason' is missing"),
+        (("failure = 'x'\n", ""), "'failure' is missing"),
+        (("failure = 'x'", "failure = '('"), "'failure' is not a regex"),
+        (("failure = 'x'", "failure = 'x'\nverdict = 'changed'"), "unknown key(s) verdict"),
     ],
 )
-def test_a_broken_entry_is_refused_naming_the_entry_and_the_problem(
-    tmp_path: Path, change: dict[str, str], problem: str
+def test_a_broken_entry_is_refused_naming_the_file_the_entry_and_the_problem(
+    tmp_path: Path, change: tuple[str, str], problem: str
 ) -> None:
-    path = write(tmp_path, [GOOD, {**GOOD, "version": "0.120.0", **change}])
+    second = GOOD.replace('codex = "0.171.0"', 'codex = "0.120.0"').replace(*change)
+    path = write(tmp_path, GOOD + second)
     with pytest.raises(BaselineError) as caught:
-        load_baseline(path)
-    assert str(caught.value).startswith(f"{path}: entry 2: ")
+        load_expected_failures(path)
+    assert str(caught.value).startswith(f"{path}: expected #2: ")
     assert problem in str(caught.value)
 
 
 def test_the_same_check_version_and_backend_twice_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(BaselineError, match="entry 2 repeats"):
-        load_baseline(write(tmp_path, [GOOD, GOOD]))
+    with pytest.raises(BaselineError, match=r"expected #2: repeats expected #1 \(CONF-METHOD-001"):
+        load_expected_failures(write(tmp_path, GOOD + GOOD))
+
+
+def test_one_check_and_version_may_have_a_real_and_a_fake_entry(tmp_path: Path) -> None:
+    real = GOOD.replace('backend = "fake"', 'backend = "real"')
+    baseline = load_expected_failures(write(tmp_path, GOOD + real))
+    assert sorted(backend for _, _, backend in baseline.entries) == ["fake", "real"]
 
 
 def test_the_packaged_baseline_loads_and_gives_every_entry_a_reason() -> None:
-    baseline = load_baseline(default_baseline_path())
+    baseline = load_expected_failures(default_baseline_path())
     assert baseline.entries
     for (check, _, backend), entry in baseline.entries.items():
         assert check in CONFORMANCE_CHECKS and backend in ("real", "fake")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -33,14 +32,11 @@ def test_new_break(codex_target):
 """
 
 
-def entry(check: str, failure: str) -> dict[str, str]:
-    return {
-        "check": check,
-        "version": DEFAULT_CODEX_VERSION,
-        "backend": "fake",
-        "reason": f"{check} is expected to fail here",
-        "failure": failure,
-    }
+def entry(check: str, failure: str) -> str:
+    return (
+        f'[[expected]]\ncodex = "{DEFAULT_CODEX_VERSION}"\nid = "{check}"\nbackend = "fake"\n'
+        f'reason = "{check} is expected to fail here"\nfailure = "{failure}"\n'
+    )
 
 
 @pytest.mark.real  # the fake backend needs the version's schema from npm
@@ -50,13 +46,13 @@ def test_the_baseline_excuses_known_failures_and_fails_stale_and_new_ones(
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_checks.py").write_text(CHECKS_FILE, encoding="utf-8")
-    baseline = tmp_path / "baseline.json"
+    baseline = tmp_path / "baseline.toml"
     entries = [
         entry("CONF-METHOD-001", "KNOWN-BREAK"),
         entry("CONF-UNSUBSCRIBE-002", "whatever"),
         entry("CONF-HANDSHAKE-003", "KNOWN-BREAK"),
     ]
-    baseline.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    baseline.write_text("".join(entries), encoding="utf-8")
     run = run_pytest(
         tmp_path,
         "--codex-backend=fake",
@@ -97,7 +93,7 @@ def test_tests_that_do_not_use_the_fixtures_are_left_alone(tmp_path: Path) -> No
             "--codex-fake-script needs the fake backend",
         ),
         (["--codex-check=CONF-NOPE-001"], "unknown conformance check id(s): CONF-NOPE-001"),
-        (["--codex-baseline=missing.json"], "cannot read the baseline"),
+        (["--codex-baseline=missing.toml"], "missing.toml: no such baseline file"),
         (["--codex-lifecycle-examples=0"], "--codex-lifecycle-examples must be at least 1"),
         (["--codex-fake-profile=missing.json"], "--codex-fake-profile: missing.json: cannot read"),
         (
