@@ -104,7 +104,7 @@ def schema_diff(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
-    """The conformance suites, e.g. ./nox -s conformance -- --backend real"""
+    """The conformance suites, e.g. ./nox -s conformance -- --codex-backend real"""
     install_project(session)
     session.run("pytest", "conformance", *session.posargs)
 

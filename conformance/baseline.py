@@ -1,10 +1,13 @@
-"""Expected failures per check, codex-cli version and backend, and the verdict they give.
+"""Expected failures per check, codex-cli version and backend, and how they judge an outcome.
 
-The baseline is a JSON file:
+The baseline is a TOML file in the format both gates read (rig/baseline.py):
 
-    {"entries": [{"check": "CONF-INTERRUPT-002", "version": "0.120.0", "backend": "real",
-                  "reason": "why this is expected (measured where)",
-                  "failure": "a regex the failure text must match"}]}
+    [[expected]]
+    codex = "0.120.0"
+    id = "CONF-INTERRUPT-002"
+    backend = "real"    # optional: real (default) or fake
+    reason = "why this is expected (measured where)"
+    failure = 'a regex the failure text must match'
 
 A baselined check that fails as `failure` says is reported as an expected failure
 (pytest's xfail); one that fails otherwise is a new failure; one that passes is a
@@ -18,24 +21,26 @@ fake from its release) takes precedence.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-from conformance.registry import CHECKS
+from conformance.registry import CONFORMANCE_CHECKS
+from rig.backends import BACKEND_KINDS
+from rig.baseline import ExpectedEntry, GateKeys, load_entries
 
-DEFAULT_BASELINE = "expected-failures.json"
-
-
-class BaselineError(ValueError):
-    """A baseline file that cannot be used; the message names the file and entry."""
+DEFAULT_BASELINE = "expected-failures.toml"
+KEYS = GateKeys(
+    required=("failure",),
+    defaults={"backend": "real"},
+    choices={"backend": BACKEND_KINDS},
+    distinguishing=("backend",),
+)
 
 
 @dataclass(frozen=True)
-class Entry:
+class ExpectedFailure:
     check: str
     version: str
     backend: str
@@ -48,11 +53,11 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Baseline:
+class ExpectedFailures:
     path: Path | None
-    entries: dict[tuple[str, str, str], Entry]
+    entries: dict[tuple[str, str, str], ExpectedFailure]
 
-    def lookup(self, check: str, version: str, backend: str) -> Entry | None:
+    def lookup(self, check: str, version: str, backend: str) -> ExpectedFailure | None:
         own = self.entries.get((check, version, backend))
         if own is None and backend == "fake":
             return self.entries.get((check, version, "real"))
@@ -63,80 +68,59 @@ def default_baseline_path() -> Path:
     return Path(str(resources.files("conformance") / "baselines" / DEFAULT_BASELINE))
 
 
-def empty() -> Baseline:
-    return Baseline(None, {})
+def no_expected_failures() -> ExpectedFailures:
+    return ExpectedFailures(None, {})
 
 
-def load_baseline(path: Path) -> Baseline:
+def load_expected_failures(path: Path) -> ExpectedFailures:
+    """The baseline file `path` (a BaselineError names the file and the entry)."""
+    failures = (_expected_failure(entry) for entry in load_entries(path, KEYS))
+    return ExpectedFailures(path, {failure.key: failure for failure in failures})
+
+
+def _expected_failure(entry: ExpectedEntry) -> ExpectedFailure:
+    if entry.id not in CONFORMANCE_CHECKS:
+        raise entry.refuse(f"unknown check id {entry.id!r}")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise BaselineError(f"{path}: cannot read the baseline: {error}") from None
-    if not isinstance(raw, dict) or not isinstance(raw.get("entries"), list):
-        raise BaselineError(f"{path}: a baseline is an object with an 'entries' list")
-    entries: dict[tuple[str, str, str], Entry] = {}
-    for number, item in enumerate(raw["entries"], start=1):
-        entry = _entry(path, number, item)
-        if entry.key in entries:
-            raise BaselineError(f"{path}: entry {number} repeats {entry.key}")
-        entries[entry.key] = entry
-    return Baseline(path, entries)
-
-
-def _entry(path: Path, number: int, item: Any) -> Entry:
-    where = f"{path}: entry {number}"
-    fields = ("check", "version", "backend", "reason", "failure")
-    if not isinstance(item, dict) or any(not isinstance(item.get(f), str) for f in fields):
-        raise BaselineError(f"{where}: needs string fields {', '.join(fields)}")
-    unknown = set(item) - set(fields)
-    if unknown:
-        raise BaselineError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-    if item["check"] not in CHECKS:
-        raise BaselineError(f"{where}: unknown check id {item['check']!r}")
-    if item["backend"] not in ("real", "fake"):
-        raise BaselineError(f"{where}: backend must be real or fake, got {item['backend']!r}")
-    if not item["reason"].strip():
-        raise BaselineError(f"{where}: an expected failure needs a reason")
-    try:
-        failure = re.compile(item["failure"])
+        failure = re.compile(entry.values["failure"])
     except re.error as error:
-        raise BaselineError(f"{where}: 'failure' is not a regex: {error}") from None
-    return Entry(item["check"], item["version"], item["backend"], item["reason"], failure)
+        raise entry.refuse(f"'failure' is not a regex: {error}") from None
+    return ExpectedFailure(entry.id, entry.codex, entry.values["backend"], entry.reason, failure)
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """What the baseline makes of one check's outcome."""
+class JudgedOutcome:
+    """A check's outcome as the baseline judges it, and what the entry says (none: "")."""
 
     outcome: str  # "passed" | "failed" | "expected failure"
     message: str = ""
 
 
 def judge(
-    entry: Entry | None, passed: bool, failure_text: str, backend: str | None = None
-) -> Verdict:
-    """The verdict on a check's outcome on `backend` (default: the entry's own)."""
+    entry: ExpectedFailure | None, passed: bool, failure_text: str, backend: str | None = None
+) -> JudgedOutcome:
+    """A check's outcome on `backend` (default: the entry's own) as `entry` judges it."""
     if entry is None:
-        return Verdict("passed" if passed else "failed")
+        return JudgedOutcome("passed" if passed else "failed")
     imitated = backend is not None and backend != entry.backend
     where = f"{entry.check} on {backend if imitated else entry.backend}-{entry.version}"
     if imitated:
         where += f" (imitating {entry.backend}-{entry.version})"
     if passed and imitated:
-        return Verdict(
+        return JudgedOutcome(
             "failed",
             f"{where} passes where upstream fails: the fake no longer imitates the release "
             f"(the entry says: {entry.reason})",
         )
     if passed:
-        return Verdict(
+        return JudgedOutcome(
             "failed",
             f"stale baseline entry: {where} now passes; remove the entry (it said: {entry.reason})",
         )
     if entry.failure.search(failure_text):
         said = "baseline, as upstream" if imitated else "baseline"
-        return Verdict("expected failure", f"{said}: {entry.reason}")
-    return Verdict(
+        return JudgedOutcome("expected failure", f"{said}: {entry.reason}")
+    return JudgedOutcome(
         "failed",
         f"{where} is baselined, but fails differently: its failure text does not match "
         f"{entry.failure.pattern!r} (baseline reason: {entry.reason})",

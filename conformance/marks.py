@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conformance.registry import MARKER, get_check
+from conformance.registry import CONFORMANCE_CHECKS, MARKER, ConformanceCheck, get_check
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -17,3 +17,15 @@ def check(check_id: str) -> Callable[[F], F]:
     get_check(check_id)
     marker: Callable[[F], F] = getattr(pytest.mark, MARKER)(check_id)
     return marker
+
+
+def check_of(item: pytest.Item) -> ConformanceCheck | None:
+    """The check a collected test is, None for a test that is no check."""
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        return None
+    if len(marker.args) != 1 or marker.args[0] not in CONFORMANCE_CHECKS:
+        raise pytest.UsageError(
+            f"{item.nodeid}: {MARKER} needs one registered check id, got {marker.args!r}"
+        )
+    return CONFORMANCE_CHECKS[marker.args[0]]

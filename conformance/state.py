@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance.baseline import Baseline
-from conformance.registry import Check
+from conformance.baseline import ExpectedFailures
+from conformance.registry import ConformanceCheck
 from conformance.target import Target
 from conformance.wire import WireLog
-from harness.codex.schema import schema_hash
 from rig.backends import Backend, make_backend
 
 
 @dataclass
 class ConformanceState:
     targets: list[Target]
-    baseline: Baseline
+    baseline: ExpectedFailures
     script: Path | None
-    # The fake's profile file (--fake-profile); None: each version's checked-in one.
+    # The fake's profile file (--codex-fake-profile); None: each version's checked-in one.
     profile: Path | None
     timeout: float
     # Stateful sequences per target (the per-backend count shared out over the versions).
@@ -52,29 +50,7 @@ class ConformanceState:
                 raise
         return self._backends[target]
 
-    def header_lines(self) -> list[str]:
-        kinds = ", ".join(dict.fromkeys(t.kind for t in self.targets))
-        lines = [f"codex-probe conformance: backends {kinds}"]
-        for version in dict.fromkeys(t.version for t in self.targets):
-            target = next(t for t in self.targets if t.version == version)
-            try:
-                schema = self.backend(target).schema_dir
-                lines.append(f"  codex-cli {version}: schema {schema_hash(schema)} ({schema})")
-            except Exception as error:
-                lines.append(f"  codex-cli {version}: unavailable ({error})")
-        if self.script is not None:
-            lines.append(f"  fake fault script: {self.script}")
-        if self.profile is not None:
-            lines.append(f"  fake profile: {self.profile}")
-        where = self.baseline.path or "none"
-        lines.append(f"  baseline: {where} ({len(self.baseline.entries)} entries)")
-        lines.append(
-            f"  lifecycle: {self.lifecycle_examples} sequences per target, "
-            f"deadline {self.timeout:g}s per request"
-        )
-        return lines
-
-    def record(self, check: Check, target: Target, outcome: str, message: str) -> None:
+    def record(self, check: ConformanceCheck, target: Target, outcome: str, message: str) -> None:
         self.results.append(
             {
                 "check": check.id,
@@ -86,17 +62,6 @@ class ConformanceState:
                 "message": message[:4000],
             }
         )
-
-    def summary_lines(self) -> list[str]:
-        counts = Counter(r["outcome"] for r in self.results)
-        lines = ["checks: " + ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))]
-        for result in self.results:
-            if result["outcome"] != "passed":
-                first = (result["message"].strip().splitlines() or [""])[0][:160]
-                lines.append(
-                    f"  {result['outcome']:<16} {result['check']} [{result['target']}] {first}"
-                )
-        return lines
 
 
 state_key = pytest.StashKey[ConformanceState]()

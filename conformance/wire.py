@@ -3,7 +3,7 @@
 Each process's transcript is logged (per target) when the fixture that started it
 ends. The two wire checks judge the whole log: one the server's messages, one our
 client's, so a server that breaks the schema and a harness that does are two
-different findings.
+different failures.
 """
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ class WireLog:
 
 
 @dataclass(frozen=True)
-class Finding:
+class WireViolation:
+    """One logged message that breaks the schema, and the test whose transcript holds it."""
+
     source: str
     violation: Violation
     message: str
@@ -78,11 +80,11 @@ def _excused(entry: TranscriptEntry, logged: LoggedTranscript) -> bool:
     )
 
 
-def findings(
+def wire_violations(
     validator: MessageValidator, logged: list[LoggedTranscript], side: Side
-) -> tuple[list[Finding], int]:
+) -> tuple[list[WireViolation], int]:
     """Violations of one side over all logged transcripts, and how many messages were judged."""
-    found: list[Finding] = []
+    found: list[WireViolation] = []
     judged = 0
     for transcript in logged:
         entries = list(transcript.entries)
@@ -101,11 +103,11 @@ def findings(
             entry = entries[number - 1]
             if side_of(entry) != side:
                 continue
-            found.append(Finding(transcript.source, violation, _short(entry.message)))
+            found.append(WireViolation(transcript.source, violation, _short(entry.message)))
     return found, judged
 
 
-def report(side: Side, found: list[Finding], judged: int, target: str) -> str:
+def violation_report(side: Side, found: list[WireViolation], judged: int, target: str) -> str:
     shown = "\n".join(str(f) for f in found[:SHOWN_VIOLATIONS])
     hidden = len(found) - SHOWN_VIOLATIONS
     more = f"\n... and {hidden} more" if hidden > 0 else ""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.tally import tally
-from reporting.baseline import Baseline, BaselineEntry
+from reporting.baseline import AcceptedChange, AcceptedChanges
 from reporting.verdicts import Finding, VerdictReport
 
 PASS = 0
@@ -80,7 +80,7 @@ def evaluate(
     report: VerdictReport,
     versions: list[str],
     *,
-    baseline: Baseline | None = None,
+    baseline: AcceptedChanges | None = None,
     strict: bool = False,
     required_ids: set[str] | None = None,
 ) -> GateResult:
@@ -100,7 +100,7 @@ def evaluate(
                     + (f": {len(absent)} finding(s) did not run: {shown}" if absent else ""),
                 )
             )
-        accepted = (baseline or Baseline()).for_version(version)
+        accepted = (baseline or AcceptedChanges()).for_version(version)
         findings = report.findings.get(version)
         if findings is None:
             result.reasons.append(Reason(NO_VERDICT, version, "no findings for this version"))
@@ -117,7 +117,7 @@ def evaluate(
     return result
 
 
-def _judge(finding: Finding, entry: BaselineEntry | None, strict: bool) -> list[Reason]:
+def _judge(finding: Finding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
     version, name = finding.version, _name(finding)
     if finding.assumption.startswith(FIDELITY_ID_PREFIX):
         return _fidelity_note(finding)
@@ -158,7 +158,7 @@ def _fidelity_note(finding: Finding) -> list[Reason]:
     return [Reason(PASS, finding.version, text)]
 
 
-def _stale_for_absent(result: GateResult, version: str, entries: Iterable[BaselineEntry]) -> None:
+def _stale_for_absent(result: GateResult, version: str, entries: Iterable[AcceptedChange]) -> None:
     for entry in entries:
         stale = f"{entry.assumption}: stale baseline entry: no finding for it ({entry.reason})"
         result.reasons.append(Reason(FAIL, version, stale))

@@ -14,7 +14,7 @@ from typing import Any
 from codex_probe.commands.layout import run_folder
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import ASSUMPTIONS
-from reporting.baseline import Baseline, BaselineError, load_baseline
+from reporting.baseline import AcceptedChanges, load_accepted_changes
 from reporting.gate import NO_VERDICT, USAGE, evaluate
 from reporting.probe_run import (
     PROBE_TIMEOUT,
@@ -23,6 +23,7 @@ from reporting.probe_run import (
     run_probes,
 )
 from reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
+from rig.baseline import BaselineError
 
 
 def register(subparsers: Any) -> None:
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> None:
         "--baseline",
         type=Path,
         metavar="FILE",
-        help="TOML file of accepted changes ([[expected]] codex, assumption, reason)",
+        help="TOML file of accepted changes ([[expected]] codex, id, reason, verdict)",
     )
     parser.add_argument(
         "--strict", action="store_true", help="informative assumptions count as required"
@@ -75,7 +76,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        baseline = load_baseline(args.baseline) if args.baseline else Baseline()
+        baseline = load_accepted_changes(args.baseline) if args.baseline else AcceptedChanges()
         verdict: Path = args.verdict or run_folder(args.codex) / "verdict.json"
         report = load_verdicts(verdict) if verdict.exists() else None
     except (BaselineError, VerdictFileError) as error:

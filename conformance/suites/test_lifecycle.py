@@ -55,18 +55,18 @@ def replay_command(
         words += ["-p", "conformance.plugin"]
     words += [
         request.node.nodeid,
-        "--backend",
+        "--codex-backend",
         backend.kind,
         "--codex-version",
         backend.version,
-        "--lifecycle-examples",
+        "--codex-lifecycle-examples",
         str(examples),
-        "--conformance-timeout",
-        f"{config.getoption('conformance_timeout'):g}",
+        "--codex-timeout",
+        f"{config.getoption('codex_timeout'):g}",
         f"--hypothesis-seed={used}",
     ]
     if config.getoption("codex_fake_script"):
-        words += ["--fake-script", str(config.getoption("codex_fake_script"))]
+        words += ["--codex-fake-script", str(config.getoption("codex_fake_script"))]
     return shlex.join(words)
 
 

@@ -15,7 +15,13 @@ import pytest
 from conformance.holds import Holds, hold_turn
 from conformance.marks import check
 from conformance.target import Target
-from conformance.wire import LoggedTranscript, WireLog, findings, report, validator_for
+from conformance.wire import (
+    LoggedTranscript,
+    WireLog,
+    validator_for,
+    violation_report,
+    wire_violations,
+)
 from harness.jsonrpc.errors import JsonRpcError
 from rig.session import Session
 
@@ -64,9 +70,11 @@ async def test_every_message_the_server_sent_fits_the_schema(
 ) -> None:
     target = codex_target
     logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
-    found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "server")
+    found, count = wire_violations(
+        validator_for(codex_session.backend.schema_dir), logged, "server"
+    )
     assert count > 0, "no server message was recorded to judge"
-    assert not found, report("server", found, count, target.label)
+    assert not found, violation_report("server", found, count, target.label)
 
 
 @check("CONF-WIRE-CLIENT-001")
@@ -79,6 +87,8 @@ async def test_every_message_our_client_sent_fits_the_schema(
 ) -> None:
     target = codex_target
     logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
-    found, count = findings(validator_for(codex_session.backend.schema_dir), logged, "client")
+    found, count = wire_violations(
+        validator_for(codex_session.backend.schema_dir), logged, "client"
+    )
     assert count > 0, "no client message was recorded to judge"
-    assert not found, report("client", found, count, target.label)
+    assert not found, violation_report("client", found, count, target.label)

@@ -45,7 +45,7 @@ def run_pytest(tmp_path: Path, *args: str, cwd: Path = ROOT) -> Run:
         "-p",
         "no:cacheprovider",
         f"--basetemp={tmp_path / 'basetemp'}",
-        f"--conformance-results={results}",
+        f"--codex-results={results}",
         *args,
     ]
     done = subprocess.run(

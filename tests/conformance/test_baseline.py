@@ -1,24 +1,23 @@
-"""The expected-failures baseline: loading it strictly, and the verdict it gives."""
+"""The expected-failures baseline: loading it strictly, and how it judges an outcome."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from conformance.baseline import (
-    Baseline,
-    BaselineError,
-    Entry,
+    ExpectedFailure,
+    ExpectedFailures,
     default_baseline_path,
     judge,
-    load_baseline,
+    load_expected_failures,
 )
-from conformance.registry import CHECKS
+from conformance.registry import CONFORMANCE_CHECKS
+from rig.baseline import BaselineError
 
-ENTRY = Entry(
+ENTRY = ExpectedFailure(
     "CONF-INTERRUPT-002", "0.120.0", "real", "never answered upstream", re.compile("RequestTimeout")
 )
 
@@ -29,90 +28,122 @@ def test_a_check_without_an_entry_keeps_its_own_outcome() -> None:
 
 
 def test_a_baselined_failure_for_the_stated_reason_is_an_expected_failure() -> None:
-    verdict = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
-    assert verdict.outcome == "expected failure"
-    assert verdict.message == "baseline: never answered upstream"
+    judged = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
+    assert judged.outcome == "expected failure"
+    assert judged.message == "baseline: never answered upstream"
 
 
 def test_a_baselined_check_failing_for_another_reason_is_a_new_failure() -> None:
-    verdict = judge(ENTRY, False, "AssertionError: answered {}")
-    assert verdict.outcome == "failed"
-    assert "fails differently" in verdict.message and "RequestTimeout" in verdict.message
+    judged = judge(ENTRY, False, "AssertionError: answered {}")
+    assert judged.outcome == "failed"
+    assert "fails differently" in judged.message and "RequestTimeout" in judged.message
 
 
 def test_a_baselined_check_that_now_passes_is_a_stale_entry_and_fails() -> None:
-    verdict = judge(ENTRY, True, "")
-    assert verdict.outcome == "failed"
-    assert verdict.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
+    judged = judge(ENTRY, True, "")
+    assert judged.outcome == "failed"
+    assert judged.message.startswith("stale baseline entry: CONF-INTERRUPT-002 on real-0.120.0")
 
 
 def test_a_real_entry_covers_the_fake_imitating_that_release() -> None:
-    baseline = Baseline(None, {ENTRY.key: ENTRY})
+    baseline = ExpectedFailures(None, {ENTRY.key: ENTRY})
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is ENTRY
     assert baseline.lookup("CONF-INTERRUPT-002", "0.171.0", "fake") is None
-    verdict = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
-    assert verdict.outcome == "expected failure"
-    assert verdict.message == "baseline, as upstream: never answered upstream"
+    judged = judge(ENTRY, False, "RequestTimeout: turn/interrupt (id 9) ...", "fake")
+    assert judged.outcome == "expected failure"
+    assert judged.message == "baseline, as upstream: never answered upstream"
 
 
 def test_a_fake_entry_takes_precedence_over_the_real_one() -> None:
-    drift = Entry(ENTRY.check, ENTRY.version, "fake", "fake drift", re.compile("drift"))
-    baseline = Baseline(None, {ENTRY.key: ENTRY, drift.key: drift})
+    drift = ExpectedFailure(ENTRY.check, ENTRY.version, "fake", "fake drift", re.compile("drift"))
+    baseline = ExpectedFailures(None, {ENTRY.key: ENTRY, drift.key: drift})
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "fake") is drift
     assert baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "real") is ENTRY
 
 
 def test_a_fake_that_passes_where_upstream_fails_no_longer_imitates_the_release() -> None:
-    verdict = judge(ENTRY, True, "", "fake")
-    assert verdict.outcome == "failed"
-    assert verdict.message.startswith(
+    judged = judge(ENTRY, True, "", "fake")
+    assert judged.outcome == "failed"
+    assert judged.message.startswith(
         "CONF-INTERRUPT-002 on fake-0.120.0 (imitating real-0.120.0) passes where upstream fails"
     )
 
 
-def write(tmp_path: Path, entries: list[dict[str, str]]) -> Path:
-    path = tmp_path / "baseline.json"
-    path.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+GOOD = """
+[[expected]]
+codex = "0.171.0"
+id = "CONF-METHOD-001"
+backend = "fake"
+reason = "because"
+failure = 'x'
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "baseline.toml"
+    path.write_text(text, encoding="utf-8")
     return path
 
 
-GOOD = {
-    "check": "CONF-METHOD-001",
-    "version": "0.171.0",
-    "backend": "fake",
-    "reason": "because",
-    "failure": "x",
-}
+def test_an_entry_reads_with_real_as_its_default_backend_and_its_failure_as_written(
+    tmp_path: Path,
+) -> None:
+    text = """
+# measured on 0.120.0
+[[expected]]
+codex = "0.120.0"
+id = "CONF-INTERRUPT-002"
+reason = "never answered upstream"
+failure = 'RequestTimeout: turn/interrupt \\(id \\d+\\) '
+"""
+    baseline = load_expected_failures(write(tmp_path, text))
+    entry = baseline.lookup("CONF-INTERRUPT-002", "0.120.0", "real")
+    assert entry == ExpectedFailure(
+        "CONF-INTERRUPT-002",
+        "0.120.0",
+        "real",
+        "never answered upstream",
+        re.compile(r"RequestTimeout: turn/interrupt \(id \d+\) "),
+    )
 
 
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
-        ({"check": "CONF-NOPE-001"}, "unknown check id 'CONF-NOPE-001'"),
-        ({"backend": "docker"}, "backend must be real or fake"),
-        ({"reason": "  "}, "needs a reason"),
-        ({"failure": "("}, "'failure' is not a regex"),
-        ({"extra": "?"}, "unknown field(s) extra"),
+        (('id = "CONF-METHOD-001"', 'id = "CONF-NOPE-001"'), "unknown check id 'CONF-NOPE-001'"),
+        (('backend = "fake"', 'backend = "docker"'), "backend must be real or fake, got 'docker'"),
+        (('reason = "because"', 'reason = "  "'), "'reason' must be a non-empty string"),
+        (('reason = "because"\n', ""), "'reason' is missing"),
+        (("failure = 'x'\n", ""), "'failure' is missing"),
+        (("failure = 'x'", "failure = '('"), "'failure' is not a regex"),
+        (("failure = 'x'", "failure = 'x'\nverdict = 'changed'"), "unknown key(s) verdict"),
     ],
 )
-def test_a_broken_entry_is_refused_naming_the_entry_and_the_problem(
-    tmp_path: Path, change: dict[str, str], problem: str
+def test_a_broken_entry_is_refused_naming_the_file_the_entry_and_the_problem(
+    tmp_path: Path, change: tuple[str, str], problem: str
 ) -> None:
-    path = write(tmp_path, [GOOD, {**GOOD, "version": "0.120.0", **change}])
+    second = GOOD.replace('codex = "0.171.0"', 'codex = "0.120.0"').replace(*change)
+    path = write(tmp_path, GOOD + second)
     with pytest.raises(BaselineError) as caught:
-        load_baseline(path)
-    assert str(caught.value).startswith(f"{path}: entry 2: ")
+        load_expected_failures(path)
+    assert str(caught.value).startswith(f"{path}: expected #2: ")
     assert problem in str(caught.value)
 
 
 def test_the_same_check_version_and_backend_twice_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(BaselineError, match="entry 2 repeats"):
-        load_baseline(write(tmp_path, [GOOD, GOOD]))
+    with pytest.raises(BaselineError, match=r"expected #2: repeats expected #1 \(CONF-METHOD-001"):
+        load_expected_failures(write(tmp_path, GOOD + GOOD))
+
+
+def test_one_check_and_version_may_have_a_real_and_a_fake_entry(tmp_path: Path) -> None:
+    real = GOOD.replace('backend = "fake"', 'backend = "real"')
+    baseline = load_expected_failures(write(tmp_path, GOOD + real))
+    assert sorted(backend for _, _, backend in baseline.entries) == ["fake", "real"]
 
 
 def test_the_packaged_baseline_loads_and_gives_every_entry_a_reason() -> None:
-    baseline = load_baseline(default_baseline_path())
+    baseline = load_expected_failures(default_baseline_path())
     assert baseline.entries
     for (check, _, backend), entry in baseline.entries.items():
-        assert check in CHECKS and backend in ("real", "fake")
+        assert check in CONFORMANCE_CHECKS and backend in ("real", "fake")
         assert len(entry.reason) > 20

@@ -22,8 +22,8 @@ def test_interrupting_the_lifecycle_check_prints_no_traceback_and_no_replay_line
     after_s: float, default_codex: Installation
 ) -> None:
     command = [
-        sys.executable, "-m", "pytest", "conformance", "--backend", "fake",
-        "--codex-version", default_codex.version, "--conformance-check", "CONF-LIFECYCLE-001",
+        sys.executable, "-m", "pytest", "conformance", "--codex-backend", "fake",
+        "--codex-version", default_codex.version, "--codex-check", "CONF-LIFECYCLE-001",
         "-p", "no:cacheprovider", "-q",
     ]  # fmt: skip
     process = subprocess.Popen(

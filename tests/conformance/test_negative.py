@@ -22,16 +22,16 @@ pytestmark = pytest.mark.real  # the fake needs the real version's schema from n
 def run_broken_fake(tmp_path: Path, rules: list[dict[str, object]], *checks: str) -> Run:
     script = tmp_path / "faults.jsonl"
     script.write_text("".join(json.dumps(rule) + "\n" for rule in rules), encoding="utf-8")
-    selection = [arg for check in checks for arg in ("--conformance-check", check)]
+    selection = [arg for check in checks for arg in ("--codex-check", check)]
     return run_pytest(
         tmp_path,
         str(SUITES),
-        "--backend=fake",
+        "--codex-backend=fake",
         f"--codex-version={DEFAULT_CODEX_VERSION}",
-        f"--fake-script={script}",
-        "--conformance-baseline=none",
-        "--conformance-timeout=3",
-        "--lifecycle-examples=30",
+        f"--codex-fake-script={script}",
+        "--codex-baseline=none",
+        "--codex-timeout=3",
+        "--codex-lifecycle-examples=30",
         *selection,
     )
 
@@ -140,4 +140,4 @@ def test_a_crash_in_a_lifecycle_prints_the_shortest_sequence_and_a_replay_comman
     assert not any("run_turn" in line or "restart" in line for line in steps), steps
     assert "Reproduce with: pytest " in run.output
     assert "--hypothesis-seed=" in run.output
-    assert "--fake-script" in run.output
+    assert "--codex-fake-script" in run.output

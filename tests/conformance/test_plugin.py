@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -33,14 +32,11 @@ def test_new_break(codex_target):
 """
 
 
-def entry(check: str, failure: str) -> dict[str, str]:
-    return {
-        "check": check,
-        "version": DEFAULT_CODEX_VERSION,
-        "backend": "fake",
-        "reason": f"{check} is expected to fail here",
-        "failure": failure,
-    }
+def entry(check: str, failure: str) -> str:
+    return (
+        f'[[expected]]\ncodex = "{DEFAULT_CODEX_VERSION}"\nid = "{check}"\nbackend = "fake"\n'
+        f'reason = "{check} is expected to fail here"\nfailure = "{failure}"\n'
+    )
 
 
 @pytest.mark.real  # the fake backend needs the version's schema from npm
@@ -50,18 +46,18 @@ def test_the_baseline_excuses_known_failures_and_fails_stale_and_new_ones(
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_checks.py").write_text(CHECKS_FILE, encoding="utf-8")
-    baseline = tmp_path / "baseline.json"
+    baseline = tmp_path / "baseline.toml"
     entries = [
         entry("CONF-METHOD-001", "KNOWN-BREAK"),
         entry("CONF-UNSUBSCRIBE-002", "whatever"),
         entry("CONF-HANDSHAKE-003", "KNOWN-BREAK"),
     ]
-    baseline.write_text(json.dumps({"entries": entries}), encoding="utf-8")
+    baseline.write_text("".join(entries), encoding="utf-8")
     run = run_pytest(
         tmp_path,
-        "--backend=fake",
+        "--codex-backend=fake",
         f"--codex-version={DEFAULT_CODEX_VERSION}",
-        f"--conformance-baseline={baseline}",
+        f"--codex-baseline={baseline}",
         "-rxX",
         cwd=project,
     )
@@ -82,7 +78,7 @@ def test_tests_that_do_not_use_the_fixtures_are_left_alone(tmp_path: Path) -> No
     project = tmp_path / "project"
     project.mkdir()
     (project / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
-    run = run_pytest(tmp_path, "--backend=real", cwd=project)
+    run = run_pytest(tmp_path, "--codex-backend=real", cwd=project)
     assert run.returncode == 0, run.output
     assert "1 passed" in run.output
     assert "codex-probe conformance" not in run.output
@@ -92,13 +88,16 @@ def test_tests_that_do_not_use_the_fixtures_are_left_alone(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
-        (["--backend=real", "--fake-script=x.jsonl"], "--fake-script needs the fake backend"),
-        (["--conformance-check=CONF-NOPE-001"], "unknown conformance check id(s): CONF-NOPE-001"),
-        (["--conformance-baseline=missing.json"], "cannot read the baseline"),
-        (["--lifecycle-examples=0"], "--lifecycle-examples must be at least 1"),
-        (["--fake-profile=missing.json"], "--fake-profile: missing.json: cannot read"),
         (
-            [f"--fake-profile={PROFILES_DIR / '0.171.0.json'}", "--codex-version=0.120.0"],
+            ["--codex-backend=real", "--codex-fake-script=x.jsonl"],
+            "--codex-fake-script needs the fake backend",
+        ),
+        (["--codex-check=CONF-NOPE-001"], "unknown conformance check id(s): CONF-NOPE-001"),
+        (["--codex-baseline=missing.toml"], "missing.toml: no such baseline file"),
+        (["--codex-lifecycle-examples=0"], "--codex-lifecycle-examples must be at least 1"),
+        (["--codex-fake-profile=missing.json"], "--codex-fake-profile: missing.json: cannot read"),
+        (
+            [f"--codex-fake-profile={PROFILES_DIR / '0.171.0.json'}", "--codex-version=0.120.0"],
             "imitates codex-cli 0.171.0; --codex-version asks for 0.120.0",
         ),
     ],
@@ -132,7 +131,7 @@ def test_fake_profile_runs_the_fake_on_that_file_for_its_version(tmp_path: Path)
     (project / "test_profile.py").write_text(PROFILE_CHECK, encoding="utf-8")
     for name in ("0.120.0.json", "wire-0.120.0.json"):
         shutil.copy(PROFILES_DIR / name, learned / name)
-    run = run_pytest(tmp_path, f"--fake-profile={learned / '0.120.0.json'}", cwd=project)
+    run = run_pytest(tmp_path, f"--codex-fake-profile={learned / '0.120.0.json'}", cwd=project)
     assert run.returncode == 0, run.output
     assert run.results["CONF-METHOD-001"]["target"] == "fake-0.120.0", run.output
     assert f"fake profile: {learned / '0.120.0.json'}" in run.output

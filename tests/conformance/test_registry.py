@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 import conformance.suites
-from conformance.registry import CHECKS, MARKER
+from conformance.registry import CONFORMANCE_CHECKS, MARKER
 
 
 def suite_tests() -> list[tuple[str, list[str]]]:
@@ -29,15 +29,17 @@ def test_every_suite_test_is_marked_with_exactly_one_registered_check() -> None:
     tests = suite_tests()
     assert len(tests) > 20
     for name, ids in tests:
-        assert len(ids) == 1 and ids[0] in CHECKS, (name, ids)
+        assert len(ids) == 1 and ids[0] in CONFORMANCE_CHECKS, (name, ids)
 
 
 def test_every_registered_check_has_exactly_one_test() -> None:
     counts = Counter(ids[0] for _, ids in suite_tests() if ids)
-    assert {check: counts[check] for check in CHECKS} == dict.fromkeys(CHECKS, 1)
+    assert {check: counts[check] for check in CONFORMANCE_CHECKS} == dict.fromkeys(
+        CONFORMANCE_CHECKS, 1
+    )
 
 
 def test_check_ids_are_stable_shaped_and_name_what_they_protect() -> None:
-    for check in CHECKS.values():
+    for check in CONFORMANCE_CHECKS.values():
         assert re.fullmatch(r"CONF-[A-Z]+(-[A-Z]+)*-\d{3}", check.id), check.id
         assert check.title and check.protects, check.id

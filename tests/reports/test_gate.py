@@ -34,7 +34,7 @@ def baseline(tmp_path: Path, *entries: tuple[str, str, str]) -> Path:
     path = tmp_path / "baseline.toml"
     path.write_text(
         "".join(
-            f'[[expected]]\ncodex = "{v}"\nassumption = "{a}"\nverdict = "{verdict}"\n'
+            f'[[expected]]\ncodex = "{v}"\nid = "{a}"\nverdict = "{verdict}"\n'
             f'reason = "known since the 0.171.0 bump"\n'
             for v, a, verdict in entries
         )

@@ -1,0 +1,97 @@
+"""The fixtures a conformance check asks for (a plugin of their own, loaded by the plugin).
+
+Only a test that asks for `codex_backend` (directly or through `codex_client`,
+`codex_session`, ...) is parametrized over the targets (conformance/selection.py), and
+nothing is installed or started until such a test runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from conformance.holds import Holds
+from conformance.state import state_of
+from conformance.target import Target
+from conformance.wire import WireLog
+from harness.jsonrpc.client import JsonRpcClient
+from rig.backends import Backend
+from rig.homes import IsolatedHome
+from rig.session import Session
+from rig.wiretap import Wiretap
+
+
+@pytest.fixture(scope="session")
+def codex_backend(request: pytest.FixtureRequest) -> Backend:
+    """The backend of this target (installing codex-cli from npm on first use)."""
+    target = getattr(request, "param", None)
+    if not isinstance(target, Target):
+        raise pytest.UsageError("codex_backend is parametrized by the codex-probe plugin")
+    return state_of(request.config).backend(target)
+
+
+@pytest.fixture
+def codex_target(codex_backend: Backend) -> Target:
+    return Target(codex_backend.kind, codex_backend.version)
+
+
+@pytest.fixture
+def conformance_timeout(request: pytest.FixtureRequest) -> float:
+    return state_of(request.config).timeout
+
+
+@pytest.fixture(scope="session")
+def wire_log(request: pytest.FixtureRequest) -> WireLog:
+    return state_of(request.config).wire_log
+
+
+@pytest.fixture
+def codex_holds() -> Holds:
+    return Holds()
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def wiretap(codex_holds: Holds) -> AsyncIterator[Wiretap]:
+    """A loopback Responses API; its default answers can be held back with codex_holds."""
+    async with Wiretap(responder=codex_holds) as tap:
+        yield tap
+
+
+@pytest.fixture
+def isolated_home(wiretap: Wiretap, tmp_path: Path) -> Iterator[IsolatedHome]:
+    with IsolatedHome(wiretap.base_url, parent_dir=tmp_path) as home:
+        yield home
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def codex_session(
+    request: pytest.FixtureRequest,
+    codex_backend: Backend,
+    wiretap: Wiretap,
+    isolated_home: IsolatedHome,
+    conformance_timeout: float,
+    wire_log: WireLog,
+) -> AsyncIterator[Session]:
+    """Processes on this target's backend and home; every one is ended at teardown."""
+    session = Session(codex_backend, wiretap, isolated_home, timeout=conformance_timeout)
+    try:
+        yield session
+    finally:
+        await session.close()
+        label = Target(codex_backend.kind, codex_backend.version).label
+        for number, record in enumerate(session.processes, start=1):
+            wire_log.add(
+                label,
+                f"{request.node.nodeid} (process {number})",
+                record.entries,
+                session.off_schema_methods,
+            )
+
+
+@pytest_asyncio.fixture(loop_scope="function")
+async def codex_client(codex_session: Session) -> JsonRpcClient:
+    """An initialized client with its own app-server process (ended by codex_session)."""
+    return await codex_session.open()

@@ -1,0 +1,59 @@
+"""A check's report as the baseline judges it, and its outcome recorded for the summary.
+
+A baselined failure becomes pytest's xfail, a stale entry turns a pass into a failure,
+and every failed check names what it protects.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.baseline import judge
+from conformance.marks import check_of
+from conformance.state import state_of
+from conformance.target import target_of
+
+
+def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
+    """`report` rewritten as the baseline judges it (a check's call phase only), recorded."""
+    check, target = check_of(item), target_of(item)
+    if check is None or target is None:
+        return report
+    state = state_of(item.config)
+    if report.when == "setup":
+        report.user_properties.append(("conformance_check", check.id))
+        report.user_properties.append(("protects", check.protects))
+    if report.skipped:
+        if report.when == "call" or report.when == "setup":
+            state.record(check, target, "skipped", failure_of(report))
+        return report
+    if report.when == "call" or (report.when == "setup" and report.failed):
+        if report.when == "call":
+            entry = state.baseline.lookup(check.id, target.version, target.kind)
+            judged = judge(entry, report.passed, report.longreprtext, target.kind)
+            if judged.outcome == "expected failure":
+                report.outcome = "skipped"
+                report.wasxfail = judged.message
+            elif judged.outcome == "failed" and report.passed:
+                report.outcome = "failed"
+                report.longrepr = judged.message
+            elif judged.message:
+                report.sections.append(("conformance baseline", judged.message))
+            reason = failure_of(report) if report.failed else ""
+            state.record(
+                check, target, judged.outcome, "\n".join(filter(None, [judged.message, reason]))
+            )
+        else:
+            state.record(check, target, "error", failure_of(report))
+        if report.failed:
+            report.sections.append(
+                ("conformance check", f"{check.id}: {check.title}\nprotects: {check.protects}")
+            )
+    return report
+
+
+def failure_of(report: pytest.TestReport) -> str:
+    """The one-line reason of a failed report (the exception line), else its whole text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return message if isinstance(message, str) else report.longreprtext
