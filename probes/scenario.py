@@ -25,6 +25,7 @@ from rig.session import Session, steer_params, turn_params
 from rig.wiretap import CapturedRequest, Reply, Wiretap
 
 STEP_TIMEOUT = 60.0
+UNSUBSCRIBE_SETTLE_S = 2.0
 
 
 @dataclass
@@ -41,6 +42,10 @@ class StepRecord:
     transcript_span: tuple[int, int] = (0, 0)
     # Seconds the request went unanswered, when silence is what the step observed.
     unanswered_within: float | None = None
+    # Seconds after which silence counts as an answer (an attempt given a deadline).
+    silence_after: float | None = None
+    # Seconds an unsubscribe waits for the thread to leave thread/loaded/list.
+    settle: float | None = None
     # The model reply the step queued on the wiretap before its request (a reproduction
     # bundle queues the same one at the same point).
     reply: Reply | None = None
@@ -112,8 +117,10 @@ class ScenarioRun:
         expect_error: bool = False,
         silence_after: float | None = None,
         reply: Reply | None = None,
+        settle: float | None = None,
     ) -> StepRecord:
-        record = StepRecord(name=name, label=label, params=params, reply=reply)
+        record = StepRecord(name, label, params, reply=reply, silence_after=silence_after)
+        record.settle = settle
         self.in_progress = label
         if reply is not None:
             self.tap.queue_replies(reply)
@@ -165,12 +172,14 @@ class ScenarioRun:
         before = self.session.processes[-1] if self.session.processes else None
         label = f"restart-{len(self.steps)}"
         self.in_progress = label
+        first_entry = len(self.transcript.entries)
         await self.session.restart(initialize=initialize)
         result: dict[str, Any] = {"pid": self.session.processes[-1].pid}
         if before is not None:
             result["previous"] = {"pid": before.pid, "returncode": before.returncode}
-        params = {"initialize": initialize}
-        self.steps.append(StepRecord(name="restart", label=label, params=params, result=result))
+        record = StepRecord("restart", label, {"initialize": initialize}, result=result)
+        record.transcript_span = (first_entry, len(self.transcript.entries))
+        self.steps.append(record)
         self.in_progress = None
 
     async def stop(self) -> None:
@@ -269,7 +278,9 @@ class ScenarioRun:
             lambda: self.rpc.request("thread/read", params, timeout=STEP_TIMEOUT),
         )
 
-    async def unsubscribe(self, thread: str, label: str, *, settle: float = 2.0) -> StepRecord:
+    async def unsubscribe(
+        self, thread: str, label: str, *, settle: float = UNSUBSCRIBE_SETTLE_S
+    ) -> StepRecord:
         """Unsubscribe, then wait (up to `settle` s) until the thread is no longer loaded.
 
         Measured: 0.120 unloads at once and refuses a resume while "closing"; 0.171
@@ -290,7 +301,7 @@ class ScenarioRun:
             return {**result, "unloaded": False}
 
         return await self._step(
-            "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle
+            "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle, settle=settle
         )
 
     async def attempt(

@@ -63,3 +63,21 @@ async def test_a_broken_scenario_keeps_what_it_recorded_and_names_the_step_that_
     ]
     assert broken.observation.threads["A"] == broken.observation.step("A").result["thread"]["id"]
     assert broken.observation.workdir
+
+
+async def test_a_step_records_how_long_it_waits_beyond_its_answer(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    backend = make_backend("fake", DEFAULT_CODEX_VERSION)
+    errors = await run_scenario("errors", SCENARIOS["errors"], backend, work_dir=tmp_path)
+    assert errors.step("interrupt-idle").silence_after == 3.0
+    assert errors.step("interrupt-turn").silence_after is None
+    name = "resume-unsubscribed"
+    unsubscribed = await run_scenario(name, SCENARIOS[name], backend, work_dir=tmp_path)
+    assert unsubscribed.step("unsubscribe").settle == 2.0
+    restart = unsubscribed.steps[0]
+    sent = unsubscribed.transcript.entries[slice(*restart.transcript_span)]
+    assert [entry.message.get("method") for entry in sent if entry.direction == "send"] == [
+        "initialize",
+        "initialized",
+    ]
