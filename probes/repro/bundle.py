@@ -36,7 +36,15 @@ from probes.repro.readme import render_readme
 from probes.repro.script.main import outcome as bundled_outcome
 from probes.tool import TOOL
 
-RUN = "python3 reproduce.py --codex PATH_TO_CODEX"
+BUNDLE_FILES = (
+    "README.md",
+    "reproduce.py",
+    "config.toml",
+    "requests.jsonl",
+    "replies.jsonl",
+    "finding.json",
+    "observation.json",
+)
 
 
 class NotBundled(ValueError):
@@ -88,6 +96,15 @@ def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Pa
     readme = render_readme(described, verdict, steps, replies, finding.evidence)
     write_text_atomically(folder / "README.md", readme)
     return folder / "README.md"
+
+
+def why_not_bundled(finding_id: str) -> str | None:
+    """Why no bundle can reproduce `finding_id` on any run, or None (known before any run)."""
+    try:
+        _assumption(finding_id)
+    except NotBundled as refusal:
+        return str(refusal)
+    return None
 
 
 def _assumption(finding_id: str) -> Assumption:
