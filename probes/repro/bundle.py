@@ -51,8 +51,24 @@ class NotBundled(ValueError):
     """No bundle can reproduce this finding on this run; the message says why."""
 
 
+# Where a probe run keeps the bundles of its changed and broken findings, under its --out.
+REPRO_FOLDER = "repro"
+
+
 def bundle_name(finding_id: str, version: str) -> str:
     return f"{finding_id}-{version}"
+
+
+def bundle_in_report(out: Path, finding: Finding, outcome: ScenarioOutcome) -> dict[str, Any]:
+    """Write the finding's bundle under `out`/repro/; verdict.json's `repro` of it: the
+    folder relative to `out` and the command, or why there is no bundle."""
+    name = bundle_name(finding.assumption, finding.version)
+    try:
+        write_bundle(out / REPRO_FOLDER / name, finding, outcome)
+    except NotBundled as refusal:
+        return {"path": None, "why": str(refusal)}
+    path = f"{REPRO_FOLDER}/{name}"
+    return {"path": path, "run": f"python3 {path}/reproduce.py --codex PATH_TO_CODEX"}
 
 
 def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Path:
