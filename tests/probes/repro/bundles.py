@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS
 from rig.backends import Backend
 
+# What upstream types: python3 (this interpreter where none is on PATH).
+PYTHON3 = shutil.which("python3") or sys.executable
 # A bundle run's own deadline in these tests: far above what a run takes.
 RUN_DEADLINE_S = 120.0
 
@@ -58,7 +61,7 @@ def run_bundle(folder: Path, codex: Path | str, *options: str) -> BundleRun:
     """`python3 -I -S reproduce.py --codex CODEX --json`: no site-packages, no codex-probe."""
     script = str(folder / "reproduce.py")
     done = subprocess.run(
-        [sys.executable, "-I", "-S", script, "--codex", str(codex), "--json", *options],
+        [PYTHON3, "-I", "-S", script, "--codex", str(codex), "--json", *options],
         capture_output=True,
         text=True,
         timeout=RUN_DEADLINE_S,
