@@ -164,7 +164,7 @@ def version_of(codex: str, env: dict[str, str], timeout: float) -> str:
             [codex, "--version"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.DEVNULL,
             env=env,
             start_new_session=True,
         )
@@ -177,8 +177,8 @@ def version_of(codex: str, env: dict[str, str], timeout: float) -> str:
     finally:
         _signal_group(process.pid, signal.SIGKILL)  # it, and anything it left running
         process.wait()
-    text = said.decode("utf-8", "replace").strip()
-    return text[:200] or f"unknown (no answer to --version within {timeout:g} s)"
+    lines = said.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1][:200] if lines else f"unknown (no answer to --version within {timeout:g} s)"
 
 
 def _signal_group(pid: int, number: int) -> None:

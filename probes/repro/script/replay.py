@@ -43,6 +43,8 @@ class Replay:
         self.provider = MockProvider()
         self.server: AppServer | None = None
         self.names = {"workdir": str(self.workdir)}
+        self.codex_home.mkdir(parents=True, exist_ok=True)  # codex warns of a missing one
+        self.workdir.mkdir(exist_ok=True)
         self.record: dict[str, Any] = {"steps": [], "received": [], "failure": None}
 
     def env(self) -> dict[str, str]:
@@ -58,8 +60,6 @@ class Replay:
         }
 
     def run(self) -> dict[str, Any]:
-        self.codex_home.mkdir(parents=True, exist_ok=True)
-        self.workdir.mkdir(exist_ok=True)
         config = self.bundle.config.replace("{{provider_url}}", self.provider.base_url)
         (self.codex_home / "config.toml").write_text(config, encoding="utf-8")
         try:
