@@ -52,6 +52,11 @@ class NotReplayable(ValueError):
 
 def replay_steps(observation: Observation) -> list[dict[str, Any]]:
     """requests.jsonl: one line per step, its request with codex's ids as placeholders."""
+    failed = observation.failed_step
+    if failed is not None and failed not in [step.label for step in observation.steps]:
+        # A (re)start that failed left no step behind to replay.
+        raise NotReplayable(f"the run broke at {failed}, which recorded nothing to replay")
+    _all_sent_in_steps(observation)
     names = _Names(observation.workdir)
     lines = []
     for step in observation.steps:
@@ -64,6 +69,16 @@ def replay_steps(observation: Observation) -> list[dict[str, Any]]:
         if remember:
             line["remember"] = remember
     return lines
+
+
+def _all_sent_in_steps(observation: Observation) -> None:
+    """A request or notification sent between steps is one the bundle would not replay."""
+    inside = {i for step in observation.steps for i in range(*step.transcript_span)}
+    for index, entry in enumerate(observation.transcript.entries):
+        message = entry.message
+        sent = entry.direction == "send" and isinstance(message, dict) and "method" in message
+        if sent and index not in inside:
+            raise NotReplayable(f"the scenario sends {message['method']} outside its steps")
 
 
 def replies(observation: Observation) -> list[dict[str, Any]]:

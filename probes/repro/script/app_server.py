@@ -60,8 +60,9 @@ class AppServer:
                 continue
             with self.changed:
                 self.received.append(message)
+                # An answer nobody waits for any more (a late one) is dropped.
                 if "method" not in message and message.get("id") in self.waiting:
-                    self.answers[message["id"]] = message  # a late answer is set aside
+                    self.answers[message["id"]] = message
                 elif "method" in message and "id" not in message:
                     self.notifications.append(message)
                 self.changed.notify_all()

@@ -55,6 +55,7 @@ def outcome(record: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any]:
     values) or broken (with the failure: a step that failed, an unmet precondition, a value
     that cannot be read)."""
     failure = record.get("failure")
+    observed: dict[str, Any] = {}
     if failure is None:
         reading = Reading(record, finding["vocabulary"])
         unmet = unmet_preconditions(reading)

@@ -3,6 +3,7 @@ rig/wiretap.py of codex-probe, with the standard library's http.server)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import zlib
@@ -141,18 +142,25 @@ def response_events(
             announced = {**item, "content": []}
             added = {"type": "response.output_item.added", "output_index": position}
             events.append({**added, "item": announced})
-            for chunk in chunks:
-                delta = {"type": "response.output_text.delta", "item_id": item.get("id")}
-                events.append({**delta, "output_index": position, "content_index": 0})
-                events[-1]["delta"] = chunk
+            events += [
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item.get("id"),
+                    "output_index": position,
+                    "content_index": 0,
+                    "delta": chunk,
+                }
+                for chunk in chunks
+            ]
         done = {"type": "response.output_item.done", "output_index": position, "item": item}
         events.append(done)
+    tokens_in, tokens_out = int(reply.get("input_tokens", 0)), int(reply.get("output_tokens", 0))
     usage = {
-        "input_tokens": 0,
+        "input_tokens": tokens_in,
         "input_tokens_details": None,
-        "output_tokens": 0,
+        "output_tokens": tokens_out,
         "output_tokens_details": None,
-        "total_tokens": 0,
+        "total_tokens": tokens_in + tokens_out,
     }
     events.append({"type": "response.completed", "response": {"id": response_id, "usage": usage}})
     return events
@@ -169,8 +177,10 @@ def _read_body(http: BaseHTTPRequestHandler) -> bytes:
     else:
         raw = http.rfile.read(int(http.headers.get("Content-Length") or 0))
     encoding = http.headers.get("Content-Encoding", "").lower()
+    # Undecodable, it is kept as sent: not JSON, so no value is read from it.
     if encoding in ("gzip", "deflate"):
-        raw = zlib.decompress(raw, 47)  # 47: gzip or zlib header, detected
+        with contextlib.suppress(zlib.error):
+            raw = zlib.decompress(raw, 47)  # 47: a gzip or a zlib header, whichever it is
     return raw
 
 

@@ -17,6 +17,7 @@ from probes.findings import Verdict
 from probes.judge import judge_assumption, judge_fidelity
 from probes.repro.bundle import NotBundled, write_bundle
 from probes.repro.readings import READINGS, seen
+from probes.repro.record import NotReplayable, replay_steps
 from rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, scenario_outcome
 
@@ -137,3 +138,13 @@ async def test_a_broken_scenario_gets_a_bundle_of_the_steps_up_to_its_failure(
     }
     assert [step["label"] for step in lines(folder / "requests.jsonl")][-1] == "turn-2"
     assert "The run broke at step `turn-2` (no answer)" in (folder / "README.md").read_text()
+
+
+async def test_a_scenario_that_sends_between_its_steps_cannot_be_replayed(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    backend = make_backend("fake", DEFAULT_CODEX_VERSION)
+    outcome = await scenario_outcome(backend, "handshake", tmp_path)
+    assert outcome.observation is not None, outcome.failure()
+    with pytest.raises(NotReplayable, match="sends initialized outside its steps"):
+        replay_steps(outcome.observation)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ from probes.assumptions import ASSUMPTIONS, BY_ID
 from probes.findings import Verdict
 from probes.judge import ScenarioOutcome, judge_assumption
 from probes.repro import record
+from probes.repro.bundle import write_bundle
 from probes.repro.readings import READINGS, describe, vocabulary
 from probes.repro.script.main import outcome as bundled_outcome
 from rig.backends import make_backend
@@ -73,3 +75,15 @@ def test_a_bundle_reads_the_verdict_and_values_its_check_reads(
     bundled = bundled_outcome(record.record(outcome.observation), described)
     assert bundled["verdict"] == finding.verdict.value
     assert bundled["observed"] == {key: finding.observed[key] for key in READINGS[assumption_id]}
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("version", DEFAULT_MATRIX)
+def test_every_assumption_gets_a_bundle_from_a_run_of_its_scenario(
+    version: str, fake_runs: dict[tuple[str, str], ScenarioOutcome], tmp_path: Path
+) -> None:
+    for assumption in ASSUMPTIONS:
+        outcome = fake_runs[(version, assumption.scenario)]
+        finding = judge_assumption(assumption, version, outcome)
+        readme = write_bundle(tmp_path / assumption.id, finding, outcome)
+        assert readme.is_file()
