@@ -168,7 +168,6 @@ def _fidelity(value: Any, where: str) -> Fidelity | None:
 def _repro(value: Any, where: str) -> ReproBundle | None:
     if value is None:
         return None
-    path = value.get("path") if isinstance(value, dict) else ""
-    if not isinstance(path, str | None):
+    if not isinstance(value, dict) or not isinstance(path := value.get("path"), str | None):
         raise VerdictFileError(f"{where}: 'repro' must be null or have a path (null or a folder)")
     return ReproBundle(path=path, run=str(value.get("run", "")), why=str(value.get("why", "")))
