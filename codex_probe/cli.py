@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "codex_probe.commands.smoke",
     "codex_probe.commands.probe",
     "codex_probe.commands.learn",
+    "codex_probe.commands.repro",
     "codex_probe.commands.bisect",
     "codex_probe.commands.history",
     "codex_probe.commands.compile",

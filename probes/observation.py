@@ -14,6 +14,8 @@ from typing import Any
 from probes.scenario import Observation
 
 MARKER = re.compile(r"CODEX-PROBE-[A-Z0-9][A-Z0-9-]*[A-Z0-9]")
+# How codex's prompt for a local compaction begins (its last input item).
+COMPACTION_PROMPT_OPENING = "You are performing a CONTEXT CHECKPOINT COMPACTION"
 # Opening words of the blocks codex writes itself, as measured (docs/observations/).
 CODEX_BLOCKS = (
     ("You are a coding agent running in the Codex CLI", "codex:default_prompt"),
@@ -21,7 +23,7 @@ CODEX_BLOCKS = (
     ("<permissions instructions>", "codex:permissions"),
     ("<skills_instructions>", "codex:skills"),
     ("<tools>", "codex:tools"),
-    ("You are performing a CONTEXT CHECKPOINT COMPACTION", "codex:compaction_prompt"),
+    (COMPACTION_PROMPT_OPENING, "codex:compaction_prompt"),
     ("Another language model started to solve this problem", "codex:compaction_summary"),
 )
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -87,7 +89,7 @@ def request_kind(body: dict[str, Any]) -> str:
     if last.get("type") == "compaction_trigger":
         return "compaction"
     texts = [str(p.get("text", "")) for p in last.get("content") or []]
-    if any(t.startswith("You are performing a CONTEXT CHECKPOINT COMPACTION") for t in texts):
+    if any(t.startswith(COMPACTION_PROMPT_OPENING) for t in texts):
         return "compaction"
     return "turn"
 

@@ -51,6 +51,16 @@ class StepRecord:
     transcript_span: tuple[int, int] = (0, 0)
     # Seconds the request went unanswered, when silence is what the step observed.
     unanswered_within: float | None = None
+    # Seconds after which silence counts as an answer (an attempt given a deadline).
+    silence_after: float | None = None
+    # Seconds an unsubscribe waits for the thread's thread/closed before it asks
+    # thread/loaded/list.
+    settle: float | None = None
+    # Seconds a finish_turn waits for a new model request before it lets a held answer go.
+    release_grace: float | None = None
+    # The model reply the step queued on the wiretap before its request (a reproduction
+    # bundle queues the same one at the same point).
+    reply: Reply | None = None
 
 
 @dataclass
@@ -67,6 +77,12 @@ class Observation:
     threads: dict[str, str]
     # The text the wiretap answered each model request with, by request index.
     answers: dict[int, str] = field(default_factory=dict)
+    # The home's config.toml as a table, and its working directory (every thread's cwd).
+    home_config: dict[str, Any] = field(default_factory=dict)
+    workdir: str = ""
+
+    # The step under way when the scenario broke (None for a scenario that ran through).
+    failed_step: str | None = None
 
     def step(self, label: str) -> StepRecord:
         for step in self.steps:
@@ -96,6 +112,8 @@ class ScenarioRun:
         self.threads: dict[str, str] = {}  # label -> thread id
         # The index of the model request whose answer is held until finish_turn.
         self.held_request: int | None = None
+        # The label of the step under way; it stays set when that step fails.
+        self.in_progress: str | None = None
 
     @property
     def rpc(self) -> JsonRpcClient:
@@ -112,8 +130,16 @@ class ScenarioRun:
         *,
         expect_error: bool = False,
         silence_after: float | None = None,
+        reply: Reply | None = None,
+        settle: float | None = None,
+        release_grace: float | None = None,
     ) -> StepRecord:
-        record = StepRecord(name=name, label=label, params=params)
+        record = StepRecord(name, label, params, reply=reply, silence_after=silence_after)
+        record.settle = settle
+        record.release_grace = release_grace
+        self.in_progress = label
+        if reply is not None:
+            self.tap.queue_replies(reply)
         before = len(self.tap.requests)
         first_entry = len(self.transcript.entries)
         try:
@@ -130,7 +156,26 @@ class ScenarioRun:
             record.requests = [r.index for r in self.tap.requests[before:]]
             record.transcript_span = (first_entry, len(self.transcript.entries))
             self.steps.append(record)
+        self.in_progress = None
         return record
+
+    def observation(self, scenario: str) -> Observation:
+        """What the run recorded so far (every process ended first: see `run_scenario`)."""
+        backend = self.session.backend
+        return Observation(
+            scenario=scenario,
+            backend=backend.kind,
+            version=backend.version,
+            steps=self.steps,
+            requests=self.tap.requests,
+            transcript=self.transcript,
+            stderr_tail=self.session.stderr_tails()[-4000:],
+            threads=dict(self.threads),
+            answers=dict(self.tap.answers),
+            home_config=dict(self.home.config),
+            workdir=str(self.home.workdir),
+            failed_step=self.in_progress,
+        )
 
     # ----- steps -----------------------------------------------------------------
 
@@ -141,13 +186,17 @@ class ScenarioRun:
         one has exited and the new one is another process.
         """
         before = self.session.processes[-1] if self.session.processes else None
+        label = f"restart-{len(self.steps)}"
+        self.in_progress = label
+        first_entry = len(self.transcript.entries)
         await self.session.restart(initialize=initialize)
         result: dict[str, Any] = {"pid": self.session.processes[-1].pid}
         if before is not None:
             result["previous"] = {"pid": before.pid, "returncode": before.returncode}
-        self.steps.append(
-            StepRecord(name="restart", label=f"restart-{len(self.steps)}", params={}, result=result)
-        )
+        record = StepRecord("restart", label, {"initialize": initialize}, result=result)
+        record.transcript_span = (first_entry, len(self.transcript.entries))
+        self.steps.append(record)
+        self.in_progress = None
 
     async def stop(self) -> None:
         await self.session.close_current()
@@ -167,11 +216,9 @@ class ScenarioRun:
     async def turn(
         self, thread: str, text: str, label: str, *, reply: Reply | None = None
     ) -> StepRecord:
-        if reply is not None:
-            self.tap.queue_replies(reply)
         thread_id = self.threads[thread]
         params = turn_params(thread_id, text)
-        return await self._step("turn", label, params, lambda: self._run_turn(params))
+        return await self._step("turn", label, params, lambda: self._run_turn(params), reply=reply)
 
     async def _run_turn(self, params: dict[str, Any]) -> Any:
         result = await self.rpc.request("turn/start", params, timeout=STEP_TIMEOUT)
@@ -183,7 +230,6 @@ class ScenarioRun:
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
         """Start a turn whose model answer is held back, and return its turn id."""
-        self.tap.queue_replies(reply)
         params = turn_params(self.threads[thread], text)
         before = len(self.tap.requests)
 
@@ -194,7 +240,7 @@ class ScenarioRun:
             await self.tap.wait_for_requests(before + 1, timeout=STEP_TIMEOUT)
             return result
 
-        record = await self._step("begin_turn", label, params, start_and_wait)
+        record = await self._step("begin_turn", label, params, start_and_wait, reply=reply)
         if reply.until_released:
             self.held_request = before
         turn_id: str = record.result["turn"]["id"]
@@ -219,7 +265,13 @@ class ScenarioRun:
             self.tap.release_held()
             return await self._completed(thread_id)
 
-        return await self._step("finish_turn", label, {"threadId": thread_id}, release_and_complete)
+        return await self._step(
+            "finish_turn",
+            label,
+            {"threadId": thread_id},
+            release_and_complete,
+            release_grace=None if held is None else RELEASE_GRACE_S,
+        )
 
     async def steer(
         self, thread: str, text: str, label: str, *, expected_turn_id: str
@@ -289,7 +341,7 @@ class ScenarioRun:
             return {**result, "unloaded": thread_id not in listed.get("data", [])}
 
         return await self._step(
-            "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle
+            "unsubscribe", label, {"threadId": thread_id}, unsubscribe_and_settle, settle=settle
         )
 
     async def attempt(
@@ -334,32 +386,28 @@ async def run_scenario(
                 await scenario(run)
             except JsonRpcError as error:
                 await run.stop()
-                raise ScenarioBroken(name, error, run) from error
+                raise ScenarioBroken(name, error, run.observation(name)) from error
             finally:
                 await run.stop()
-            return Observation(
-                scenario=name,
-                backend=backend.kind,
-                version=backend.version,
-                steps=run.steps,
-                requests=tap.requests,
-                transcript=run.transcript,
-                stderr_tail=run.session.stderr_tails()[-4000:],
-                threads=dict(run.threads),
-                answers=dict(tap.answers),
-            )
+            return run.observation(name)
 
 
 class ScenarioBroken(RuntimeError):
-    """The backend failed, or refused a step, during a scenario; the run so far is kept."""
+    """The backend failed, or refused a step, during a scenario; the run so far is kept.
 
-    def __init__(self, name: str, error: JsonRpcError, run: ScenarioRun) -> None:
+    `observation` holds every step up to the one that failed (`failed_step`), whose record
+    is its last step unless the failure was a (re)start of the app-server.
+    """
+
+    def __init__(self, name: str, error: JsonRpcError, observation: Observation) -> None:
         self.error = error
-        self.transcript = run.transcript
-        self.requests = run.tap.requests
-        self.steps = run.steps
+        self.observation = observation
+        self.failed_step = observation.failed_step
+        self.transcript = observation.transcript
+        self.requests = observation.requests
+        self.steps = observation.steps
         own_tail = error.stderr_tail if isinstance(error, TransportError) else ""
-        self.stderr_tail = run.session.stderr_tails()[-4000:] or own_tail
+        self.stderr_tail = observation.stderr_tail or own_tail
         super().__init__(f"scenario {name} broke: {describe_failure(error)}")
 
 

@@ -1,7 +1,8 @@
 """`summary.md`: the assumption-by-version table a person reads in a pull request.
 
 Below the table, every changed or broken finding gets its own section: the statement
-of the design, what was expected and observed, the evidence, and one command to paste.
+of the design, what was expected and observed, the evidence, one command to paste, and
+the link to its reproduction bundle (or why it has none).
 The fake-versus-real comparison, which judges our fake and not codex, has its own table
 and sections after that.
 """
@@ -120,7 +121,21 @@ def _section(finding: Finding) -> list[str]:
     ]
     if finding.evidence:
         lines += ["Evidence:", "", *(_evidence_item(item) for item in finding.evidence), ""]
-    return [*lines, f"Reproduce with: `{finding.reproduce}`", ""]
+    return [*lines, f"Reproduce with: `{finding.reproduce}`", "", *_bundle(finding)]
+
+
+def _bundle(finding: Finding) -> list[str]:
+    """Where the finding's reproduction bundle is: for someone without codex-probe."""
+    repro = finding.repro
+    if repro is None:
+        return []
+    if repro.path is None:
+        return [f"No reproduction bundle: {repro.why}", ""]
+    return [
+        f"Reproduction bundle (Python and the codex binary only): [{repro.path}]"
+        f"({repro.path}/README.md), run with `{repro.run}`",
+        "",
+    ]
 
 
 def _fidelity_section(finding: Finding) -> list[str]:

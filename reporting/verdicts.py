@@ -30,6 +30,16 @@ class Fidelity:
 
 
 @dataclass(frozen=True)
+class ReproBundle:
+    """The reproduction bundle of a changed or broken finding: its folder (relative to the
+    verdict file's) and the command that runs it, or why there is none."""
+
+    path: str | None
+    run: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Finding:
     version: str
     assumption: str
@@ -42,6 +52,7 @@ class Finding:
     evidence: tuple[str, ...]
     reproduce: str
     fidelity: Fidelity | None
+    repro: ReproBundle | None = None
 
     @property
     def fake_diverges(self) -> bool:
@@ -142,6 +153,7 @@ def _finding(entry: Any, version: str, assumption: str, where: str) -> Finding:
         evidence=tuple(str(item) for item in evidence),
         reproduce=str(entry.get("reproduce") or default_reproduce(version, assumption)),
         fidelity=_fidelity(entry.get("fidelity"), where),
+        repro=_repro(entry.get("repro"), where),
     )
 
 
@@ -151,3 +163,11 @@ def _fidelity(value: Any, where: str) -> Fidelity | None:
     if not isinstance(value, dict) or not isinstance(value.get("fake_matches_real"), bool):
         raise VerdictFileError(f"{where}: 'fidelity' must be null or have fake_matches_real")
     return Fidelity(fake_matches_real=value["fake_matches_real"], diff=value.get("diff"))
+
+
+def _repro(value: Any, where: str) -> ReproBundle | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(path := value.get("path"), str | None):
+        raise VerdictFileError(f"{where}: 'repro' must be null or have a path (null or a folder)")
+    return ReproBundle(path=path, run=str(value.get("run", "")), why=str(value.get("why", "")))

@@ -38,6 +38,8 @@ MASK = "***"
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "api-key", "apikey", "token", "secret")
 _SCHEMED_HEADERS = ("authorization", "proxy-authorization")
 COMPACTION_SUMMARY_PREFIX = "WIRETAP_COMPACTION_SUMMARY"
+# The answer to a model request nobody queued a reply for, traceable to the request.
+DEFAULT_REPLY_TEXT = "wiretap reply {index}"
 
 
 @dataclass(frozen=True)
@@ -404,7 +406,7 @@ class Wiretap:
             return self._replies.popleft()
         if self._responder is not None:
             return _as_reply(self._responder(captured))
-        return Reply(text=f"wiretap reply {captured.index}")
+        return Reply(text=DEFAULT_REPLY_TEXT.format(index=captured.index))
 
     def _compaction_items(self, captured: CapturedRequest) -> list[dict[str, Any]]:
         if self.compaction_output is not None:

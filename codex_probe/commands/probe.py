@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.release import DEFAULT_JOBS
+from probes.repro.bundle import REPRO_FOLDER
 from probes.scenarios import SCENARIOS
 
 SUITE = Path(probes.suite.__file__).resolve().parent
@@ -37,9 +39,11 @@ def register(subparsers: Any) -> None:
         help="run the live probes against real codex-cli versions",
         description="Run every probe (or --only some) against each --codex version, on the "
         "real codex-cli and, for fidelity, on the fake; write verdict.json and allure results "
-        "under --out and print the assumption-by-version table. Exit 0: every finding asked "
-        "for has a verdict (changed ones included: the gate judges those); 2: usage; 3: a "
-        "finding is broken or missing; 130: interrupted (verdict.json says what is missing).",
+        "under --out, a reproduction bundle of each changed or broken finding of the real "
+        "codex-cli under --out/repro/, and print the assumption-by-version table. Exit 0: "
+        "every finding asked for has a verdict (changed ones included: the gate judges those); "
+        "2: usage; 3: a finding is broken or missing; 130: interrupted (verdict.json says "
+        "what is missing).",
     )
     parser.add_argument(
         "--codex",
@@ -114,11 +118,16 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out or run_folder(versions)
     if problem := output_problem(out, "verdict.json", "summary.md"):
         return _usage(problem)
+    bundles = out / REPRO_FOLDER
+    if bundles.exists() and not bundles.is_dir():
+        return _usage(f"--out {out}: {bundles} is a file, not a folder")
     with install_failures_end_command(USAGE):
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error
     out.mkdir(parents=True, exist_ok=True)
     (out / "verdict.json").unlink(missing_ok=True)
+    # An earlier run's bundles would pass for this run's.
+    shutil.rmtree(bundles, ignore_errors=True)
     pytest_args = [
         "-c",
         str(SUITE / "pytest.ini"),

@@ -23,22 +23,11 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import TypeVar
 
 from harness.jsonrpc.errors import ServerError
 
 INVALID_REQUEST = -32600
-
-_THREAD_MISSING = (
-    re.compile(r"^no rollout found for thread id "),
-    re.compile(r"^thread not found: "),
-)
-_THREAD_ID_INVALID = (
-    re.compile(r"^invalid session id: "),
-    re.compile(r"^invalid thread id: "),
-)
-_NO_ACTIVE_TURN = re.compile(r"^no active turn to steer$")
-_TURN_MISMATCH = re.compile(r"^expected active turn id `[^`]*` but found `([^`]*)`$")
-_NOT_STEERABLE = re.compile(r"^cannot steer a \w+ turn$")
 
 
 class ThreadRefusal(StrEnum):
@@ -52,31 +41,41 @@ class SteerRefusal(StrEnum):
     NOT_STEERABLE = "not_steerable"  # likewise
 
 
+Reading = TypeVar("Reading", ThreadRefusal, SteerRefusal)
+
+# How each refusal (code INVALID_REQUEST) is read: the first pattern that matches the
+# message from its start decides. Data, so a reproduction bundle can carry the same rules.
+THREAD_RULES: tuple[tuple[str, ThreadRefusal], ...] = (
+    (r"^no rollout found for thread id ", ThreadRefusal.NOT_FOUND),
+    (r"^thread not found: ", ThreadRefusal.NOT_FOUND),
+    (r"^invalid session id: ", ThreadRefusal.INVALID),
+    (r"^invalid thread id: ", ThreadRefusal.INVALID),
+)
+_TURN_MISMATCH = r"^expected active turn id `[^`]*` but found `([^`]*)`$"
+STEER_RULES: tuple[tuple[str, SteerRefusal], ...] = (
+    (r"^no active turn to steer$", SteerRefusal.NO_ACTIVE_TURN),
+    (_TURN_MISMATCH, SteerRefusal.OTHER_TURN_ACTIVE),
+    (r"^cannot steer a \w+ turn$", SteerRefusal.NOT_STEERABLE),
+)
+
+
 def thread_refusal(error: ServerError) -> ThreadRefusal | None:
     """NOT_FOUND / INVALID when the server explicitly said the thread id is unusable."""
-    if error.code != INVALID_REQUEST:
-        return None
-    if any(pattern.match(error.message) for pattern in _THREAD_MISSING):
-        return ThreadRefusal.NOT_FOUND
-    if any(pattern.match(error.message) for pattern in _THREAD_ID_INVALID):
-        return ThreadRefusal.INVALID
-    return None
+    return _read(error, THREAD_RULES)
 
 
 def steer_refusal(error: ServerError) -> SteerRefusal | None:
     """Why a `turn/steer` was refused because of the turn (not the thread), if it was."""
+    return _read(error, STEER_RULES)
+
+
+def _read(error: ServerError, rules: tuple[tuple[str, Reading], ...]) -> Reading | None:
     if error.code != INVALID_REQUEST:
         return None
-    if _NO_ACTIVE_TURN.match(error.message):
-        return SteerRefusal.NO_ACTIVE_TURN
-    if _TURN_MISMATCH.match(error.message):
-        return SteerRefusal.OTHER_TURN_ACTIVE
-    if _NOT_STEERABLE.match(error.message):
-        return SteerRefusal.NOT_STEERABLE
-    return None
+    return next((reading for pattern, reading in rules if re.match(pattern, error.message)), None)
 
 
 def other_active_turn(error: ServerError) -> str:
     """The active turn a mismatch refusal names ("" when it names none)."""
-    found = _TURN_MISMATCH.match(error.message)
+    found = re.match(_TURN_MISMATCH, error.message)
     return found.group(1) if found else ""

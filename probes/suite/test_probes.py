@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import allure
@@ -11,6 +12,7 @@ import pytest
 from probes.assumptions import BY_ID
 from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
 from probes.judge import ScenarioOutcome
+from probes.repro.bundle import bundle_in_report
 from probes.suite.release_runs import ReleaseRuns
 from probes.verdict_file import verdict_entry
 
@@ -26,6 +28,7 @@ def test_assumption(
     codex_version: str,
     release_runs: ReleaseRuns,
     record_finding: Any,
+    pytestconfig: pytest.Config,
 ) -> None:
     assumption = BY_ID[assumption_id]
     _label(
@@ -37,8 +40,14 @@ def test_assumption(
     )
     run = release_runs.get(codex_version)
     finding = run.findings[assumption_id]
-    _attach_observation(run.real[assumption.scenario])
+    outcome = run.real[assumption.scenario]
+    _attach_observation(outcome)
     entry = verdict_entry(finding)
+    # What upstream is shown: a changed or broken finding of the real codex, as a bundle.
+    if finding.verdict is not Verdict.HOLDS and release_runs.subject.kind == "real":
+        out = Path(pytestconfig.getoption("--probe-out"))
+        entry["repro"] = bundle_in_report(out, finding, outcome)
+        _attach_bundle(out, entry["repro"])
     record_finding(codex_version, assumption_id, entry)
     allure.attach(json.dumps(entry, indent=2), "finding.json", allure.attachment_type.JSON)
     _report(finding)
@@ -85,6 +94,16 @@ def _label(finding_id: str, section: str, version: str, required: bool, statemen
     )
     allure.dynamic.description(statement)
     allure.dynamic.link(f"{SPEC}#{section}", name=f"spec section {section}")
+
+
+def _attach_bundle(out: Path, repro: dict[str, Any]) -> None:
+    if repro["path"] is None:
+        allure.attach(repro["why"], "no reproduction bundle", allure.attachment_type.TEXT)
+        return
+    # The page is OUT/html/index.html: the bundle is one folder up, as in the artifact.
+    allure.dynamic.link(f"../{repro['path']}/README.md", name="reproduction bundle")
+    readme = (out / repro["path"] / "README.md").read_text(encoding="utf-8")
+    allure.attach(readme, "reproduction bundle README.md", allure.attachment_type.TEXT)
 
 
 def _attach_observation(outcome: ScenarioOutcome) -> None:

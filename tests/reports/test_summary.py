@@ -89,3 +89,28 @@ def test_a_verdict_without_versions_says_nothing_was_probed(tmp_path: Path) -> N
     path = tmp_path / "verdict.json"
     path.write_text('{"generated_at": "now", "tool": "codex-probe 0.1.0", "versions": {}}')
     assert "nothing was probed" in render_summary(load_verdicts(path))
+
+
+def with_repro(repro: dict[str, object]) -> str:
+    document = json.loads((DATA / "verdict.json").read_text())
+    document["versions"]["0.171.0"]["resume-refresh-cold"]["repro"] = repro
+    return render_summary(parse_verdicts(document))
+
+
+def test_a_changed_finding_links_its_reproduction_bundle_and_the_command_that_runs_it() -> None:
+    bundle = "repro/resume-refresh-cold-0.171.0"
+    run = f"python3 {bundle}/reproduce.py --codex PATH_TO_CODEX"
+    section = with_repro({"path": bundle, "run": run}).split(
+        "### `resume-refresh-cold` on codex 0.171.0: changed"
+    )[1]
+    assert (
+        f"Reproduction bundle (Python and the codex binary only): [{bundle}]({bundle}/README.md), "
+        f"run with `{run}`"
+    ) in section.split("###")[0]
+
+
+def test_a_finding_without_a_bundle_says_why() -> None:
+    section = with_repro({"path": None, "why": "its scenario did not run: npm failed"}).split(
+        "### `resume-refresh-cold` on codex 0.171.0: changed"
+    )[1]
+    assert "No reproduction bundle: its scenario did not run: npm failed" in section

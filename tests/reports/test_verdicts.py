@@ -26,6 +26,8 @@ def test_the_fixture_verdict_reads_into_findings_per_version() -> None:
         ({"required": "yes"}, "'required' must be true or false"),
         ({"evidence": "one line"}, "'evidence' must be a list"),
         ({"fidelity": {"diff": {}}}, "'fidelity' must be null or have fake_matches_real"),
+        ({"repro": "bundle"}, "'repro' must be null or have a path (null or a folder)"),
+        ({"repro": {"path": 3}}, "'repro' must be null or have a path (null or a folder)"),
     ],
 )
 def test_a_finding_of_another_shape_is_refused_naming_version_and_id(

@@ -1,0 +1,175 @@
+"""A reproduction bundle: one finding on one release, as a folder an upstream maintainer
+runs with Python and the codex binary alone (no codex-probe, no third-party package).
+
+    README.md         what the design expects, what codex did, the one command to run
+    reproduce.py      the replay and the reading of the finding (standard library only)
+    config.toml       the isolated codex home's config ({{provider_url}}: the mock)
+    requests.jsonl    the scenario's JSON-RPC requests in order, with what each step awaits
+    replies.jsonl     the model replies the mock provider queues, by step
+    finding.json      the finding: statement, expected values, how each value is read
+    observation.json  what the probe recorded: the outcome, the record the values were read
+                      from, what the model saw (normalized)
+
+A bundle is written only when its own reading of the probe's run gives the probe's
+verdict and values; otherwise, and for findings no bundle can reproduce, `NotBundled`
+says why in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from probes.assumptions import BY_ID, Assumption
+from probes.files import write_json, write_text_atomically
+from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
+from probes.judge import ScenarioOutcome
+from probes.observation import normalize
+from probes.repro import record as run_record
+from probes.repro.assemble import script_text
+from probes.repro.readings import READINGS, vocabulary
+from probes.repro.readme import render_readme
+from probes.repro.script.main import outcome as bundled_outcome
+from probes.tool import TOOL
+
+BUNDLE_FILES = (
+    "README.md",
+    "reproduce.py",
+    "config.toml",
+    "requests.jsonl",
+    "replies.jsonl",
+    "finding.json",
+    "observation.json",
+)
+
+
+class NotBundled(ValueError):
+    """No bundle can reproduce this finding on this run; the message says why."""
+
+
+# Where a probe run keeps the bundles of its changed and broken findings, under its --out.
+REPRO_FOLDER = "repro"
+
+
+def bundle_name(finding_id: str, version: str) -> str:
+    return f"{finding_id}-{version}"
+
+
+def bundle_in_report(out: Path, finding: Finding, outcome: ScenarioOutcome) -> dict[str, Any]:
+    """Write the finding's bundle under `out`/repro/; verdict.json's `repro` of it: the
+    folder relative to `out` and the command, or why there is no bundle."""
+    name = bundle_name(finding.assumption, finding.version)
+    try:
+        write_bundle(out / REPRO_FOLDER / name, finding, outcome)
+    except NotBundled as refusal:
+        return {"path": None, "why": str(refusal)}
+    path = f"{REPRO_FOLDER}/{name}"
+    return {"path": path, "run": f"python3 {path}/reproduce.py --codex PATH_TO_CODEX"}
+
+
+def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Path:
+    """Write the bundle of `finding`, judged on `outcome` (a run of its scenario: the real
+    codex's, for a bundle to show upstream), into `folder`; its README. NotBundled when no
+    bundle can reproduce it."""
+    assumption = _assumption(finding.assumption)
+    observation = outcome.observation
+    failure = None
+    if observation is None and outcome.broken is not None:
+        observation = outcome.broken.observation
+        failure = run_record.failure_of(outcome.broken)
+    if observation is None:
+        raise NotBundled(f"its scenario did not run: {outcome.failure()}")
+    try:
+        steps = run_record.replay_steps(observation)
+        replies = run_record.replies(observation)
+        config = run_record.config(observation)
+    except run_record.NotReplayable as error:
+        raise NotBundled(f"scenario {assumption.scenario} cannot be replayed: {error}") from None
+    recorded = run_record.record(observation, failure)
+    described = _finding_document(assumption, finding, observation.backend)
+    verdict = bundled_outcome(recorded, described)
+    _agree(verdict, finding)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json(folder / "finding.json", described)
+    _write_jsonl(folder / "requests.jsonl", steps)
+    _write_jsonl(folder / "replies.jsonl", replies)
+    write_text_atomically(folder / "config.toml", tomli_w.dumps(config))
+    observation_document = {
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "tool": TOOL,
+        "outcome": verdict,
+        "evidence": finding.evidence,
+        "normalized": normalize(observation),
+        "record": recorded,
+    }
+    write_json(folder / "observation.json", observation_document)
+    write_text_atomically(folder / "reproduce.py", script_text())
+    (folder / "reproduce.py").chmod(0o755)
+    readme = render_readme(described, verdict, steps, replies, finding.evidence)
+    write_text_atomically(folder / "README.md", readme)
+    return folder / "README.md"
+
+
+def why_not_bundled(finding_id: str) -> str | None:
+    """Why no bundle can reproduce `finding_id` on any run, or None (known before any run)."""
+    try:
+        _assumption(finding_id)
+    except NotBundled as refusal:
+        return str(refusal)
+    return None
+
+
+def _assumption(finding_id: str) -> Assumption:
+    if finding_id.startswith(FIDELITY_ID_PREFIX):
+        raise NotBundled(
+            "a fake-fidelity finding compares codex-probe's fake with codex: "
+            "there is no behaviour of codex's to show upstream"
+        )
+    assumption = BY_ID.get(finding_id)
+    if assumption is None:
+        raise NotBundled(f"{finding_id} is no assumption of the registry")
+    if assumption.id not in READINGS:
+        raise NotBundled(f"no bundle reading says how to read {finding_id}")
+    return assumption
+
+
+def _finding_document(assumption: Assumption, finding: Finding, backend: str) -> dict[str, Any]:
+    return {
+        "finding": assumption.id,
+        "version": finding.version,
+        "backend": backend,  # what the probe ran: "real" codex-cli (or codex-probe's "fake")
+        "scenario": assumption.scenario,
+        "spec_section": assumption.spec_section,
+        "required": assumption.required,
+        "statement": assumption.statement,
+        "expected": assumption.expected,
+        "reads": READINGS[assumption.id],
+        "vocabulary": vocabulary(),
+        "probe_command": finding.reproduce,
+    }
+
+
+def _agree(bundled: dict[str, Any], finding: Finding) -> None:
+    """The bundle's reading of the probe's run must give the probe's verdict and values."""
+    if bundled["verdict"] != finding.verdict.value:
+        raise NotBundled(
+            f"the bundle reads the probe's run as {bundled['verdict']} "
+            f"({bundled['failure'] or bundled['observed']}), the probe as {finding.verdict.value}"
+        )
+    if finding.verdict is Verdict.BROKEN:
+        return
+    for key, value in bundled["observed"].items():
+        if finding.observed.get(key) != value:
+            raise NotBundled(
+                f"the bundle reads {key} as {value!r} where the probe's check reads "
+                f"{finding.observed.get(key)!r}"
+            )
+
+
+def _write_jsonl(path: Path, lines: list[dict[str, Any]]) -> None:
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    write_text_atomically(path, text)

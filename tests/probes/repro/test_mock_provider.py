@@ -1,0 +1,54 @@
+"""The bundle's mock provider answers as codex-probe's wiretap does, event for event."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+import urllib.request
+
+from probes.repro.script import mock_provider
+from probes.repro.script.mock_provider import MockProvider
+from rig import wiretap
+
+
+def test_its_answers_are_the_wiretaps_event_for_event() -> None:
+    item = wiretap.assistant_message("msg_wiretap_4", "a streamed answer")
+    for deltas, tokens in ((0, (0, 0)), (3, (12, 5))):
+        reply = {"deltas": deltas, "input_tokens": tokens[0], "output_tokens": tokens[1]}
+        ours = mock_provider.response_events(7, [item], reply)
+        theirs = wiretap.response_events("resp_7", [item], *tokens, deltas)
+        assert ours == theirs
+
+
+def test_where_nothing_was_queued_it_answers_with_the_wiretaps_defaults() -> None:
+    assert mock_provider.DEFAULT_REPLY_TEXT == wiretap.DEFAULT_REPLY_TEXT
+    summary = mock_provider.COMPACTION_SUMMARY.format(index=3)
+    assert summary == f"{wiretap.COMPACTION_SUMMARY_PREFIX} 3"
+
+
+def test_it_keeps_a_gzipped_body_and_closing_cuts_a_held_reply_short() -> None:
+    provider = MockProvider()
+    provider.queue_reply({"step": "turn-1", "text": "held", "delay_s": 60.0})
+    body = gzip.compress(json.dumps({"input": [{"type": "message"}]}).encode())
+    request = urllib.request.Request(
+        provider.base_url + "/responses",
+        data=body,
+        headers={"Content-Encoding": "gzip", "Content-Type": "application/json"},
+    )
+    answered: list[bytes] = []
+
+    def ask() -> None:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answered.append(response.read())
+
+    asker = threading.Thread(target=ask, daemon=True)
+    asker.start()
+    assert provider.wait_for(1, timeout=10)
+    started = time.monotonic()
+    provider.close()
+    asker.join(timeout=10)
+    assert time.monotonic() - started < 5
+    assert provider.requests[0]["body"] == {"input": [{"type": "message"}]}
+    assert b"response.completed" in answered[0] and b'"held"' in answered[0]
