@@ -384,7 +384,8 @@ async def run_scenario(
             try:
                 await run.restart()
                 await scenario(run)
-            except JsonRpcError as error:
+            # A TimeoutError is the wiretap's: a step's model request never came.
+            except (JsonRpcError, TimeoutError) as error:
                 await run.stop()
                 raise ScenarioBroken(name, error, run.observation(name)) from error
             finally:
@@ -399,7 +400,9 @@ class ScenarioBroken(RuntimeError):
     is its last step unless the failure was a (re)start of the app-server.
     """
 
-    def __init__(self, name: str, error: JsonRpcError, observation: Observation) -> None:
+    def __init__(
+        self, name: str, error: JsonRpcError | TimeoutError, observation: Observation
+    ) -> None:
         self.error = error
         self.observation = observation
         self.failed_step = observation.failed_step
@@ -411,7 +414,7 @@ class ScenarioBroken(RuntimeError):
         super().__init__(f"scenario {name} broke: {describe_failure(error)}")
 
 
-def describe_failure(error: JsonRpcError) -> str:
+def describe_failure(error: JsonRpcError | TimeoutError) -> str:
     """One line: a transport failure's summary, or the refusal of a step that needed an answer."""
     if isinstance(error, TransportError):
         return error.summary

@@ -149,7 +149,9 @@ def failure_of(broken: ScenarioBroken) -> dict[str, Any]:
     return {"step": step, "kind": _kind(broken.error), "detail": describe_failure(broken.error)}
 
 
-def _kind(error: JsonRpcError) -> str:
+def _kind(error: JsonRpcError | TimeoutError) -> str:
+    if isinstance(error, TimeoutError):  # the wiretap's: a step's model request never came
+        return outcomes.NO_MODEL_REQUEST
     if isinstance(error, ServerError):
         return outcomes.REFUSED
     if isinstance(error, RequestTimeout):

@@ -12,7 +12,7 @@ from harness.codex.install import Installation
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes import scenario as scenario_module
 from probes.scenario import ScenarioBroken, run_scenario
-from probes.scenarios import start_and_turns
+from probes.scenarios import SCENARIOS, start_and_turns
 from rig.backends import make_backend
 
 pytestmark = pytest.mark.real
@@ -34,6 +34,23 @@ async def test_a_turn_that_never_completes_breaks_the_scenario_within_its_deadli
     assert "turn/completed did not arrive" in str(caught.value)
     sent = [m.get("method") for m in caught.value.transcript.messages("send")]
     assert sent[-1] == "turn/start"
+
+
+async def test_a_turn_that_never_asks_the_model_breaks_the_scenario_naming_the_wiretap(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    default_codex: Installation,
+) -> None:
+    # The errors scenario's turn-2 waits for its model request, which a hung turn never sends.
+    script = tmp_path / "hang.jsonl"
+    rule = {"method": "turn/start", "call": 2, "action": "never_complete"}
+    script.write_text(json.dumps(rule) + "\n")
+    backend = make_backend("fake", DEFAULT_CODEX_VERSION, script=script)
+    monkeypatch.setattr(scenario_module, "STEP_TIMEOUT", 1.0)
+    with pytest.raises(ScenarioBroken) as caught:
+        await run_scenario("errors", SCENARIOS["errors"], backend, work_dir=tmp_path)
+    assert "wiretap: wanted" in str(caught.value)
+    assert caught.value.failed_step == "turn-2"
 
 
 async def test_a_crash_breaks_the_scenario_with_the_exit_code_and_stderr(

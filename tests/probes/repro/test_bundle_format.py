@@ -94,7 +94,11 @@ async def test_a_bundle_queues_the_replies_its_scenario_queued(
     ]
     steps = {step["label"]: step for step in lines(folder / "requests.jsonl")}
     release = {"model_requests": 1, "within_s": 1.5}
-    assert steps["turn-2-done"]["waits_for"]["release_held"] == release
+    assert steps["turn-2-done"]["waits_for"] == {
+        "notification": "turn/completed",
+        "threadId": "{{thread:A}}",
+        "release_held": release,
+    }
     assert steps["interrupt-idle"]["silence_after_s"] == 1.0
     assert steps["interrupt-idle"]["request"] == {
         "method": "turn/interrupt",
