@@ -13,9 +13,9 @@ import select
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import NoReturn
 
 from codex_probe.commands.failures import CommandFailed
+from harness.command_line import OneLineErrorParser
 
 # Order here is the order of `codex-probe --help`.
 COMMAND_MODULES = (
@@ -36,19 +36,8 @@ COMMAND_MODULES = (
     "codex_probe.commands.schema_diff",
 )
 
-USAGE_ERROR = 2
 # What a shell reports for a command ended by SIGPIPE (128 + 13), as `yes | head` is.
 CLOSED_STDOUT = 141
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """A usage error is one line naming the problem (`--help` shows the usage).
-
-    Subcommand parsers are made by this class too (argparse's default for subparsers).
-    """
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"{self.prog}: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from probes.findings import FIDELITY_ID_PREFIX
+from probes.findings import FIDELITY_ID_PREFIX, Verdict
 
-VERDICTS = ("holds", "changed", "broken")
+VERDICTS = tuple(verdict.value for verdict in Verdict)
 # What a fidelity verdict says of the fake: the same as the real one, or not.
 FIDELITY_WORDS = {"holds": "same", "changed": "differ", "broken": "broken"}
 

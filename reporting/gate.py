@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.tally import tally
 from reporting.baseline import AcceptedChange, AcceptedChanges
-from reporting.verdicts import Finding, VerdictReport
+from reporting.verdicts import RecordedFinding, VerdictReport
 
 PASS = 0
 FAIL = 1
@@ -117,7 +117,7 @@ def evaluate(
     return result
 
 
-def _judge(finding: Finding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
+def _judge(finding: RecordedFinding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
     version, name = finding.version, _name(finding)
     if finding.assumption.startswith(FIDELITY_ID_PREFIX):
         return _fidelity_note(finding)
@@ -136,7 +136,7 @@ def _judge(finding: Finding, entry: AcceptedChange | None, strict: bool) -> list
     return reasons
 
 
-def _not_holding(finding: Finding, strict: bool) -> Reason:
+def _not_holding(finding: RecordedFinding, strict: bool) -> Reason:
     gated = finding.required or strict
     if finding.verdict == "changed":
         code, what = FAIL, "assumption changed upstream"
@@ -148,7 +148,7 @@ def _not_holding(finding: Finding, strict: bool) -> Reason:
     return Reason(code if gated else PASS, finding.version, text)
 
 
-def _fidelity_note(finding: Finding) -> list[Reason]:
+def _fidelity_note(finding: RecordedFinding) -> list[Reason]:
     if finding.verdict == "holds":
         return []
     text = (
@@ -164,13 +164,13 @@ def _stale_for_absent(result: GateResult, version: str, entries: Iterable[Accept
         result.reasons.append(Reason(FAIL, version, stale))
 
 
-def _name(finding: Finding) -> str:
+def _name(finding: RecordedFinding) -> str:
     kind = "required" if finding.required else "informative"
     section = f", spec {finding.spec_section}" if finding.spec_section else ""
     return f"{finding.assumption} ({kind}{section})"
 
 
-def _tally(findings: dict[str, Finding]) -> str:
+def _tally(findings: dict[str, RecordedFinding]) -> str:
     return tally((f.assumption, f.verdict, f.required) for f in findings.values())
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from probes.assumptions import ASSUMPTIONS
 from probes.findings import FIDELITY_ID_PREFIX
 from probes.tally import tally
-from reporting.verdicts import Finding, VerdictReport
+from reporting.verdicts import RecordedFinding, VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
 FIDELITY_CELL = {"holds": "✅ same", "changed": "❌ differs", "broken": "⚠️ broken"}
@@ -61,7 +61,7 @@ def _ordered_ids(report: VerdictReport) -> list[str]:
     return sorted(seen, key=lambda a: (REGISTRY_ORDER.get(a, len(REGISTRY_ORDER)), seen.index(a)))
 
 
-def _findings(report: VerdictReport, assumptions: list[str]) -> list[Finding]:
+def _findings(report: VerdictReport, assumptions: list[str]) -> list[RecordedFinding]:
     return [
         report.findings[version][assumption]
         for assumption in assumptions
@@ -70,7 +70,7 @@ def _findings(report: VerdictReport, assumptions: list[str]) -> list[Finding]:
     ]
 
 
-def _fake_differs(finding: Finding) -> bool:
+def _fake_differs(finding: RecordedFinding) -> bool:
     return finding.fake_diverges or (is_fidelity(finding.assumption) and finding.verdict != "holds")
 
 
@@ -108,7 +108,7 @@ def _table(
     return rows
 
 
-def _section(finding: Finding) -> list[str]:
+def _section(finding: RecordedFinding) -> list[str]:
     kind = "required" if finding.required else "informative"
     lines = [
         f"### `{finding.assumption}` on codex {finding.version}: {finding.verdict}",
@@ -124,7 +124,7 @@ def _section(finding: Finding) -> list[str]:
     return [*lines, f"Reproduce with: `{finding.reproduce}`", "", *_bundle(finding)]
 
 
-def _bundle(finding: Finding) -> list[str]:
+def _bundle(finding: RecordedFinding) -> list[str]:
     """Where the finding's reproduction bundle is: for someone without codex-probe."""
     repro = finding.repro
     if repro is None:
@@ -138,7 +138,7 @@ def _bundle(finding: Finding) -> list[str]:
     ]
 
 
-def _fidelity_section(finding: Finding) -> list[str]:
+def _fidelity_section(finding: RecordedFinding) -> list[str]:
     diff = finding.fidelity.diff if finding.fidelity is not None else list(finding.evidence)
     title = f"### `{finding.assumption}` on codex {finding.version}"
     if finding.verdict == "broken":

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
 from harness.codex.versions import version_key
+from probes.findings import Verdict
 
-Verdict = Literal["holds", "changed", "broken"]
-VERDICTS: tuple[Verdict, ...] = ("holds", "changed", "broken")
+VERDICTS = tuple(verdict.value for verdict in Verdict)
 
 
 class VerdictFileError(ValueError):
@@ -40,7 +40,7 @@ class ReproBundle:
 
 
 @dataclass(frozen=True)
-class Finding:
+class RecordedFinding:
     version: str
     assumption: str
     verdict: Verdict
@@ -63,7 +63,7 @@ class Finding:
 class VerdictReport:
     generated_at: str
     tool: str
-    findings: dict[str, dict[str, Finding]]  # version -> assumption id -> finding
+    findings: dict[str, dict[str, RecordedFinding]]  # version -> assumption id -> finding
     # False when the run ended before every finding asked for was judged (interrupted).
     complete: bool = True
     missing: tuple[str, ...] = ()  # VERSION:ID of each finding asked for and not judged
@@ -104,7 +104,7 @@ def load_verdicts(path: Path) -> VerdictReport:
 def parse_verdicts(document: Any, *, source: str = "verdict.json") -> VerdictReport:
     if not isinstance(document, dict) or not isinstance(document.get("versions"), dict):
         raise VerdictFileError(f"{source}: expected an object with a 'versions' object")
-    findings: dict[str, dict[str, Finding]] = {}
+    findings: dict[str, dict[str, RecordedFinding]] = {}
     for version, by_id in document["versions"].items():
         if not isinstance(by_id, dict):
             raise VerdictFileError(f"{source}: versions.{version} is not an object")
@@ -129,7 +129,7 @@ def default_reproduce(version: str, assumption: str) -> str:
     return f"codex-probe probe --codex {version} --only {assumption}"
 
 
-def _finding(entry: Any, version: str, assumption: str, where: str) -> Finding:
+def _finding(entry: Any, version: str, assumption: str, where: str) -> RecordedFinding:
     if not isinstance(entry, dict):
         raise VerdictFileError(f"{where}: not an object")
     verdict = entry.get("verdict")
@@ -141,10 +141,10 @@ def _finding(entry: Any, version: str, assumption: str, where: str) -> Finding:
     evidence = entry.get("evidence", [])
     if not isinstance(evidence, list):
         raise VerdictFileError(f"{where}: 'evidence' must be a list")
-    return Finding(
+    return RecordedFinding(
         version=version,
         assumption=assumption,
-        verdict=cast(Verdict, verdict),
+        verdict=Verdict(verdict),
         required=required,
         spec_section=str(entry.get("spec_section", "")),
         statement=str(entry.get("statement", "")),

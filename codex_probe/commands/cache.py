@@ -6,21 +6,14 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import Any
 
 from codex_probe.commands.options import non_negative_int
 from harness.codex.cache import cache_root
 from harness.codex.installs import CachedInstall, list_installs, prune_installs
+from harness.command_line import USAGE_ERROR, OneLineErrorParser
 
-USAGE_ERROR = 2
 DEFAULT_KEEP = 4
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """A usage error is one line naming the problem, not the usage text and then the error."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"{self.prog}: {message}\n")
 
 
 def register(subparsers: Any) -> None:

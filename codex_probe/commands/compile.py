@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from harness.command_line import USAGE_ERROR
 from harness.compiler import (
     CompileError,
     LifecycleEvent,
@@ -33,7 +34,6 @@ from harness.dispatcher import (
     validate_session_resume,
 )
 
-USAGE_ERROR = 2
 TEXT_FIELDS = (
     "base_instructions",
     "developer_instructions",

@@ -27,6 +27,7 @@ from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, load_profile
 from harness.codex.install import install as install_codex
 from harness.codex.versions import DEFAULT_CODEX_VERSION
+from harness.command_line import FAILED, USAGE_ERROR
 from harness.compiler import CompileError, LifecycleEvent, Sources, SourcesError, load_sources
 from harness.dispatcher import StartConfig, build_start_config
 from harness.driver import (
@@ -44,8 +45,6 @@ from harness.jsonrpc.transcript import Transcript
 from rig.homes import IsolatedHome
 from rig.wiretap import Wiretap
 
-USAGE_ERROR = 2
-FAILED = 1
 BACKENDS = ("real", "fake")
 
 

@@ -9,8 +9,7 @@ from typing import Any
 from codex_probe.commands.failures import install_failures_end_command
 from harness.codex.install import install
 from harness.codex.schema import ensure_schema
-
-FAILED = 1
+from harness.command_line import FAILED
 
 
 def register(subparsers: Any) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib.metadata import version as package_version
 from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.layout import run_folder
 from harness.codex.npm import NpmError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
+from harness.command_line import FAILED, USAGE_ERROR
+from probes.tool import TOOL
 from reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from reporting.allure_report import ReportError, generate_html, require_results
 from reporting.browser import BrowserError, screenshot
@@ -18,10 +19,6 @@ from reporting.categories import report_environment, write_results_metadata
 from reporting.history_link import find_history, link_results, summary_line
 from reporting.summary import render_summary
 from reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
-
-FAILED = 1
-USAGE_ERROR = 2
-TOOL = f"codex-probe {package_version('codex-probe')}"
 
 
 def register(subparsers: Any) -> None:

@@ -10,8 +10,7 @@ from codex_probe.commands.failures import install_failures_end_command
 from harness.codex.install import install
 from harness.codex.schema import ensure_schema, schema_hash
 from harness.codex.validator import MessageValidator
-
-FAILED = 1
+from harness.command_line import FAILED
 
 
 def register(subparsers: Any) -> None:

@@ -11,12 +11,11 @@ from typing import Any
 from codex_probe.commands.failures import install_failures_end_command
 from harness.codex.install import install
 from harness.codex.schema import ensure_schema
+from harness.command_line import FAILED
 from reporting.schema_allure import write_schema_results
 from reporting.schema_diff import diff_schemas
 from reporting.schema_diff_text import render_text
 from reporting.schema_shapes import load_shapes
-
-FAILED = 1
 
 
 def register(subparsers: Any) -> None:

@@ -21,6 +21,7 @@ from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
 from harness.codex.versions import DEFAULT_CODEX_VERSION
+from harness.command_line import FAILED
 from harness.jsonrpc.errors import JsonRpcError
 from harness.jsonrpc.transcript import Transcript
 from rig.homes import IsolatedHome
@@ -28,8 +29,6 @@ from rig.wiretap import Wiretap
 
 BASE_MARKER = "codex-probe smoke: base instructions marker"
 DEVELOPER_MARKER = "codex-probe smoke: developer instructions marker"
-
-FAILED = 1
 
 
 def register(subparsers: Any) -> None:

@@ -17,10 +17,10 @@ from harness.codex.install import install
 from harness.codex.schema import ensure_schema
 from harness.codex.transcripts import validate_transcript
 from harness.codex.validator import MessageValidator
+from harness.command_line import USAGE_ERROR
 from harness.jsonrpc.transcript import read_transcript
 
 VIOLATIONS = 1
-USAGE_ERROR = 2
 NOT_CHECKED = 3
 
 
