@@ -212,6 +212,37 @@ async def test_transcript_records_both_directions_with_secrets_masked(
     assert json.loads(text.splitlines()[0])["dir"] == "send"
 
 
+async def test_many_requests_in_flight_each_get_their_own_answer(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    results = await asyncio.gather(*(client.request("echo", {"n": n}) for n in range(300)))
+    assert [r["params"]["n"] for r in results] == list(range(300))
+    sent = [m["params"]["n"] for m in client.transcript.messages("send")]
+    received = [m["result"]["params"]["n"] for m in client.transcript.messages("recv")]
+    assert sorted(sent) == sorted(received) == list(range(300))
+
+
+async def test_an_answer_larger_than_a_pipe_holds_arrives_whole(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    text = "x" * 3_000_000
+    result = await client.request("echo", {"text": text}, timeout=30)
+    assert result["params"]["text"] == text
+
+
+async def test_a_last_line_without_its_newline_is_still_read(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    assert await client.request("last_words", {}, timeout=5) == "unterminated"
+
+
+async def test_an_answer_changed_by_the_caller_stays_as_received_in_the_transcript(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    result = await client.request("echo", {"n": 1}, timeout=5)
+    result["params"]["n"] = 2
+    received = list(client.transcript.messages("recv"))
+    assert received == [{"id": 1, "result": {"method": "echo", "params": {"n": 1}}}]
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
