@@ -89,13 +89,12 @@ class FakeAppServer:
 
     async def serve(self) -> int:
         """Answer stdin's requests until it ends; then 0, as codex exits at EOF."""
-        async with self.model.connected():
-            async for line in _stdin_lines():
-                if line.strip():
-                    await self._dispatch(line)
-            for task in list(self._tasks):
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        async for line in _stdin_lines():
+            if line.strip():
+                await self._dispatch(line)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         return 0
 
     async def _dispatch(self, line: bytes) -> None:
