@@ -88,6 +88,11 @@ def loaded_by(code: str) -> set[str]:
     return {name.split(".")[0] for name in listed.stdout.split()}
 
 
+def test_the_fake_answers_initialize_before_it_loads_asyncio() -> None:
+    # cli.main answers the first request (first_request.py) before importing the server.
+    assert "asyncio" not in loaded_by("import fake_appserver.cli, fake_appserver.first_request")
+
+
 def test_no_part_of_the_fake_loads_an_http_library() -> None:
     modules = loaded_by("import fake_appserver.cli, fake_appserver.server")
     assert not modules & {"aiohttp", "http", "urllib3", "requests", "httpx"}
