@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
+from harness.jsonrpc.deadlines import Deadlines
 from harness.jsonrpc.errors import (
     ConnectionClosed,
     MalformedFrame,
@@ -58,6 +59,7 @@ class _Pending:
     method: str
     future: asyncio.Future[Any]
     sent_at: float
+    timeout: float
 
 
 class JsonRpcClient:
@@ -70,6 +72,12 @@ class JsonRpcClient:
         self.frame_errors: list[MalformedFrame] = []
         self._loop = asyncio.get_running_loop()
         self._pending: dict[RequestId, _Pending] = {}
+        self._deadlines = Deadlines(
+            self._loop,
+            waiting=self._pending.__contains__,
+            expire=self._time_out,
+            count_waiting=self._pending.__len__,
+        )
         self._ids = itertools.count(1)
         self._handlers: dict[str, ServerRequestHandler] = {}
         self._notification_waiters: set[asyncio.Future[None]] = set()
@@ -115,30 +123,30 @@ class JsonRpcClient:
         """Send a request and return its result, or raise ServerError / TransportError."""
         request_id = next(self._ids)
         future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = _Pending(method, future, time.monotonic())
-        # A timer on the future itself: wait_for and shield would add loop turns per request.
-        timer = self._loop.call_later(timeout, self._time_out, request_id, timeout)
+        self._pending[request_id] = _Pending(method, future, time.monotonic(), timeout)
+        # Not wait_for(shield(...)): each adds turns of the loop to every request.
+        self._deadlines.add(request_id, timeout)
         try:
             self._send(request_frame(request_id, method, params))
             if self.server.stdin.transport.get_write_buffer_size():
                 await self._drain()  # more than the pipe holds is waiting to be written
             return await future
         finally:
-            timer.cancel()
             self._pending.pop(request_id, None)
             if not future.done():
                 future.cancel()
 
-    def _time_out(self, request_id: RequestId, timeout: float) -> None:
-        pending = self._pending.get(request_id)
+    def _time_out(self, request_id: Hashable) -> None:
+        pending = self._pending.get(request_id)  # type: ignore[call-overload]
         if pending is None or pending.future.done():
             return
+        assert isinstance(request_id, int | str)
         pending.future.set_exception(
             RequestTimeout(
                 method=pending.method,
                 request_id=request_id,
-                # The loop may run a timer up to its clock resolution early.
-                elapsed=max(time.monotonic() - pending.sent_at, timeout),
+                # A timer may run a little early (the loop's clock resolution).
+                elapsed=max(time.monotonic() - pending.sent_at, pending.timeout),
                 stderr_tail=self.server.stderr_tail(),
             )
         )
@@ -403,6 +411,10 @@ class JsonRpcClient:
         # report an exit code, then fail everything still pending at once.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.server.process.wait(), timeout=0.5)
+        self._fail_everything()
+
+    def _fail_everything(self) -> None:
+        """The connection is gone: every pending request and waiting wait fails now."""
         tail = self.server.stderr_tail()
         self._connection_lost = ServerExited(
             method=None, request_id=None, returncode=self.server.returncode, stderr_tail=tail
@@ -439,6 +451,8 @@ class JsonRpcClient:
             self.server.kill_now()
             raise
         finally:
+            self._fail_everything()
+            self._deadlines.close()
             tasks = list(self._tasks)
             for task in tasks:
                 task.cancel()

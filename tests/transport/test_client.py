@@ -254,3 +254,30 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.split(")")[-1].split()[0] != "Z"
+
+
+async def test_a_request_pending_when_the_client_closes_fails_as_the_server_exits(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    waiting = asyncio.create_task(client.request("silent", {}, timeout=30))
+    await asyncio.sleep(0.1)
+    await client.close(grace=0.5)
+    with pytest.raises(ServerExited):
+        await asyncio.wait_for(waiting, timeout=5)
+
+
+async def test_requests_with_different_deadlines_each_time_out_at_their_own(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    late = asyncio.create_task(client.request("silent", {}, timeout=1.0))
+    early = asyncio.create_task(client.request("silent", {}, timeout=0.2))
+    answered = await client.request("echo", {}, timeout=5)
+    assert answered == {"method": "echo", "params": {}}
+    with pytest.raises(RequestTimeout) as first:
+        await early
+    assert not late.done(), "the later deadline must not fire with the earlier one"
+    with pytest.raises(RequestTimeout) as second:
+        await late
+    assert 0.2 <= first.value.elapsed < 1.0 <= second.value.elapsed
