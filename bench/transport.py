@@ -1,14 +1,17 @@
-"""Round trips on one real codex app-server: the harness client beside the official SDK's.
+"""Round trips on real codex app-servers: the harness client beside the official SDK's.
 
-Run: python bench/transport.py [--codex 0.171.0] [--rounds 15] [--requests 300] [--json]
+Run: python bench/transport.py [--codex 0.171.0] [--servers 3] [--rounds 7] [--json]
 Needs the official Python SDK (`pip install '.[bench]'`: openai-codex, its `CodexClient`).
 
 Each client gets its own codex app-server on one isolated home and wiretap, started
 sealed with the same argv and environment. A round times, in turn: `--requests`
 sequential `thread/loaded/list` round trips on the harness client, the same on the
-SDK's client, and `--inflight-requests` on the harness client with `--inflight` of them
-in flight at once. The rounds interleave (A, B, C, A, B, C...), so load on a shared
-machine falls on both clients alike; the figures are medians over the rounds.
+SDK's client (its untyped request path, `_request_raw`: the answer as JSON, as ours
+gives it, with no pydantic model built), and `--inflight-requests` on the harness client
+with `--inflight` of them in flight at once. The rounds interleave (A, B, C, A, B,
+C...), so load on a shared machine falls on both clients alike; the figures are medians
+over the rounds. The rounds run on --servers fresh pairs of codex processes in turn,
+since one process's speed varies from one start to the next.
 
 --json prints one object: `harness_over_sdk_sequential` (harness round trips per second
 divided by the SDK's, the median of the per-round ratios) and `inflight_100_req_s`.
@@ -97,8 +100,19 @@ async def harness_inflight(client: JsonRpcClient, count: int, inflight: int) -> 
 
 
 async def measure(binary: Path, args: argparse.Namespace, sdk_classes: Any) -> Figures:
-    codex_client_class, codex_config_class = sdk_classes
     figures = Figures()
+    for _ in range(args.servers):
+        await measure_on_fresh_servers(binary, args, sdk_classes, figures)
+    return figures
+
+
+async def measure_on_fresh_servers(
+    binary: Path, args: argparse.Namespace, sdk_classes: Any, figures: Figures
+) -> None:
+    """Rounds on a new codex for each client: how fast one process answers varies from
+    one start to the next (thread placement, the machine's other load), so the rounds are
+    spread over several starts instead of resting on one pair."""
+    codex_client_class, codex_config_class = sdk_classes
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url) as home:
             env = home.env()
@@ -126,7 +140,6 @@ async def measure(binary: Path, args: argparse.Namespace, sdk_classes: Any) -> F
             finally:
                 sdk.close()
                 await harness.close()
-    return figures
 
 
 def load_sdk() -> Any:
@@ -142,7 +155,8 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION)
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--servers", type=int, default=3, help="fresh codex pairs, in turn")
+    parser.add_argument("--rounds", type=int, default=7, help="per pair of servers")
     parser.add_argument("--requests", type=int, default=300, help="sequential, per round")
     parser.add_argument("--inflight", type=int, default=100)
     parser.add_argument("--inflight-requests", type=int, default=5000, help="per round")
@@ -181,7 +195,7 @@ def report(args: argparse.Namespace, figures: Figures) -> None:
                     "sdk_sequential_us": round(statistics.median(figures.sdk_s) * 1e6, 1),
                     "codex": args.codex,
                     "sdk": f"openai-codex {sdk_version}",
-                    "rounds": args.rounds,
+                    "rounds": args.rounds * args.servers,
                     "machine": describe(),
                 }
             )
@@ -190,7 +204,7 @@ def report(args: argparse.Namespace, figures: Figures) -> None:
     print(f"machine: {describe()}")
     print(
         f"codex-cli {args.codex} app-server, {METHOD}; openai-codex {sdk_version}; "
-        f"{args.rounds} interleaved rounds, medians"
+        f"{args.rounds} interleaved rounds on each of {args.servers} fresh pairs, medians"
     )
     for name, values in (("harness client", figures.harness_s), ("SDK CodexClient", figures.sdk_s)):
         per = statistics.median(values)
