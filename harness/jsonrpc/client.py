@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Hashable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -72,7 +72,7 @@ class JsonRpcClient:
         self.frame_errors: list[MalformedFrame] = []
         self._loop = asyncio.get_running_loop()
         self._pending: dict[RequestId, _Pending] = {}
-        self._deadlines = Deadlines(
+        self._deadlines: Deadlines[RequestId] = Deadlines(
             self._loop,
             waiting=self._pending.__contains__,
             expire=self._time_out,
@@ -136,11 +136,10 @@ class JsonRpcClient:
             if not future.done():
                 future.cancel()
 
-    def _time_out(self, request_id: Hashable) -> None:
-        pending = self._pending.get(request_id)  # type: ignore[call-overload]
+    def _time_out(self, request_id: RequestId) -> None:
+        pending = self._pending.get(request_id)
         if pending is None or pending.future.done():
             return
-        assert isinstance(request_id, int | str)
         pending.future.set_exception(
             RequestTimeout(
                 method=pending.method,

@@ -13,31 +13,34 @@ from __future__ import annotations
 import asyncio
 import heapq
 from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
 
 # Rebuild the heap from the waiting keys once it holds this many more pairs than them.
 SLACK = 1024
 
 
-class Deadlines:
+class Deadlines(Generic[Key]):
     """`expire(key)` for each key still `waiting(key)` when its deadline passes."""
 
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,
         *,
-        waiting: Callable[[Hashable], bool],
-        expire: Callable[[Hashable], None],
+        waiting: Callable[[Key], bool],
+        expire: Callable[[Key], None],
         count_waiting: Callable[[], int],
     ) -> None:
         self._loop = loop
         self._waiting = waiting
         self._expire = expire
         self._count_waiting = count_waiting
-        self._heap: list[tuple[float, int, Hashable]] = []
+        self._heap: list[tuple[float, int, Key]] = []
         self._added = 0  # a tie-breaker: keys need not be comparable
         self._timer: asyncio.TimerHandle | None = None
 
-    def add(self, key: Hashable, seconds: float) -> None:
+    def add(self, key: Key, seconds: float) -> None:
         """Expire `key` in `seconds` (loop time) unless it is no longer waiting by then."""
         at = self._loop.time() + seconds
         self._added += 1

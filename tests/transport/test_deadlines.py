@@ -8,7 +8,7 @@ from collections.abc import Hashable
 from harness.jsonrpc.deadlines import SLACK, Deadlines
 
 
-def deadlines_for(waiting: set[Hashable], expired: list[Hashable]) -> Deadlines:
+def deadlines_for(waiting: set[Hashable], expired: list[Hashable]) -> Deadlines[Hashable]:
     def expire(key: Hashable) -> None:
         waiting.discard(key)
         expired.append(key)
