@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import aiohttp
-
 from fake_appserver.config import ProviderConfig
+from fake_appserver.http_client import HttpError, post_json
 
 MODEL_REQUEST_TIMEOUT = 120.0
 
@@ -33,22 +32,29 @@ class ModelAnswer:
     output_tokens: int = 0
 
 
+# What a request to the provider can fail with, short of a ProviderError of our own:
+# refused or broken connections (OSError), a cut-off answer (EOFError), an overlong or
+# unreadable line (LimitOverrunError, HttpError), the deadline, or an answer not JSON.
+_FAILURES = (OSError, EOFError, asyncio.LimitOverrunError, HttpError, TimeoutError, ValueError)
+
+
 async def stream_response(
-    session: aiohttp.ClientSession,
     base_url: str,
     body: dict[str, Any],
     listener: StreamListener | None = None,
 ) -> ModelAnswer:
     """Send one model request and collect the assistant messages of its SSE stream."""
     answer = ModelAnswer()
-    timeout = aiohttp.ClientTimeout(total=MODEL_REQUEST_TIMEOUT)
     try:
-        async with session.post(f"{base_url}/responses", json=body, timeout=timeout) as reply:
+        async with (
+            asyncio.timeout(MODEL_REQUEST_TIMEOUT),
+            post_json(f"{base_url}/responses", body) as reply,
+        ):
             if reply.status != 200:
                 text = (await reply.text())[:300]
                 raise ProviderError(f"provider answered HTTP {reply.status}: {text}")
             completed = False
-            async for raw in reply.content:
+            async for raw in reply.lines():
                 line = raw.decode("utf-8", "replace").strip()
                 if not line.startswith("data:"):
                     continue
@@ -73,7 +79,7 @@ async def stream_response(
                     completed = True
                 elif kind in ("response.failed", "error"):
                     raise ProviderError(f"provider reported {kind}: {json.dumps(event)[:300]}")
-    except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError) as error:
+    except _FAILURES as error:
         raise ProviderError(f"model request to {base_url}/responses failed: {error!r}") from None
     if not completed:
         raise ProviderError("the provider's stream ended before response.completed")
@@ -92,20 +98,18 @@ def _assistant_texts(item: dict[str, Any]) -> list[str]:
     ]
 
 
-async def compact_remotely(
-    session: aiohttp.ClientSession, base_url: str, body: dict[str, Any]
-) -> list[dict[str, Any]]:
+async def compact_remotely(base_url: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """POST the unary /responses/compact request and return its output items."""
-    timeout = aiohttp.ClientTimeout(total=MODEL_REQUEST_TIMEOUT)
     try:
-        async with session.post(
-            f"{base_url}/responses/compact", json=body, timeout=timeout
-        ) as reply:
+        async with (
+            asyncio.timeout(MODEL_REQUEST_TIMEOUT),
+            post_json(f"{base_url}/responses/compact", body) as reply,
+        ):
             if reply.status != 200:
                 text = (await reply.text())[:300]
                 raise ProviderError(f"provider answered HTTP {reply.status}: {text}")
             answer = await reply.json()
-    except (aiohttp.ClientError, TimeoutError, json.JSONDecodeError) as error:
+    except _FAILURES as error:
         raise ProviderError(
             f"compact request to {base_url}/responses/compact failed: {error!r}"
         ) from None
@@ -116,17 +120,10 @@ async def compact_remotely(
 
 
 class ModelClient:
-    """The configured provider as turns reach it, over one HTTP session while the fake serves."""
+    """The configured provider as turns reach it: one connection per model request."""
 
     def __init__(self, provider: ProviderConfig) -> None:
         self.provider = provider
-        self._session: aiohttp.ClientSession | None = None
-
-    @contextlib.asynccontextmanager
-    async def connected(self) -> AsyncIterator[None]:
-        async with aiohttp.ClientSession() as session:
-            self._session = session
-            yield
 
     @property
     def provider_name(self) -> str:
@@ -135,11 +132,7 @@ class ModelClient:
     async def respond(
         self, body: dict[str, Any], listener: StreamListener | None = None
     ) -> ModelAnswer:
-        return await stream_response(self._open(), self.provider.base_url, body, listener)
+        return await stream_response(self.provider.base_url, body, listener)
 
     async def compact(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        return await compact_remotely(self._open(), self.provider.base_url, body)
-
-    def _open(self) -> aiohttp.ClientSession:
-        assert self._session is not None, "a model request outside of connected()"
-        return self._session
+        return await compact_remotely(self.provider.base_url, body)

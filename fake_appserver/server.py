@@ -14,6 +14,8 @@ from typing import Any
 
 from fake_appserver.config import ProviderConfig
 from fake_appserver.failures import RequestFailed
+from fake_appserver.first_request import FirstRequest
+from fake_appserver.handshake import initialize_result
 from fake_appserver.layout import normalize_base, normalize_developer
 from fake_appserver.profile import (
     ColdResumeBase,
@@ -49,6 +51,7 @@ class FakeAppServer:
         provider: ProviderConfig,
         codex_home: Path,
         script: FaultScript,
+        first: FirstRequest | None = None,
     ) -> None:
         self.profile = profile
         self.provider = provider
@@ -57,8 +60,11 @@ class FakeAppServer:
         self.wire = Wire(profile)
         self.store = ThreadStore(codex_home)
         self.loaded: dict[str, LoadedThread] = {}
-        self.initialized = False
-        self.client_name = "client"
+        first = first or FirstRequest(read=b"", client_name=None)
+        # What was read from stdin before the server, and whether it answered initialize.
+        self._early_input = first.read
+        self.initialized = first.client_name is not None
+        self.client_name = first.client_name or "client"
         self._stdout_open = True
         self._tasks: set[asyncio.Task[None]] = set()
         self.model = ModelClient(provider)
@@ -89,13 +95,12 @@ class FakeAppServer:
 
     async def serve(self) -> int:
         """Answer stdin's requests until it ends; then 0, as codex exits at EOF."""
-        async with self.model.connected():
-            async for line in _stdin_lines():
-                if line.strip():
-                    await self._dispatch(line)
-            for task in list(self._tasks):
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        async for line in _stdin_lines(self._early_input):
+            if line.strip():
+                await self._dispatch(line)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         return 0
 
     async def _dispatch(self, line: bytes) -> None:
@@ -208,15 +213,7 @@ class FakeAppServer:
         if self.initialized:
             raise RequestFailed(*self.profile.errors.already_initialized.answer())
         self.initialized = True
-        client = params.get("clientInfo") or {}
-        self.client_name = str(client.get("name", "client"))
-        result = dict(self.wire.template("initialize"))
-        result["userAgent"] = (
-            f"{self.client_name}/{self.profile.version} (fake-codex) "
-            f"({self.client_name}; {client.get('version', '')})"
-        )
-        if "codexHome" in result:
-            result["codexHome"] = str(self.codex_home)
+        self.client_name, result = initialize_result(self.profile, self.codex_home, params)
         return result
 
     async def thread_start(self, params: Any) -> Any:
@@ -386,8 +383,8 @@ class FakeAppServer:
         }
 
 
-async def _stdin_lines() -> AsyncIterator[bytes]:
-    """The lines of stdin until its end.
+async def _stdin_lines(early: bytes) -> AsyncIterator[bytes]:
+    """The lines of stdin until its end, starting with `early` (read from it already).
 
     A pipe or socket is watched by the event loop. Anything else (/dev/null, a file,
     a terminal) cannot be, so a thread reads it. No stdin at all is an end at once.
@@ -401,9 +398,15 @@ async def _stdin_lines() -> AsyncIterator[bytes]:
     loop = asyncio.get_running_loop()
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
         reader = asyncio.StreamReader(limit=STDIN_LIMIT)
+        reader.feed_data(early)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
         while line := await reader.readline():
             yield line
         return
-    while line := await loop.run_in_executor(None, sys.stdin.buffer.readline):
+    *complete, partial = early.split(b"\n")
+    for line in complete:
+        yield line + b"\n"
+    # An early line without its newline is finished by the next read, or ends the input.
+    while line := partial + await loop.run_in_executor(None, sys.stdin.buffer.readline):
         yield line
+        partial = b""

@@ -6,6 +6,10 @@ interpreter exit (a crashed or interrupted test session) still kills it.
 
 `end_process_group` is the same sequence for a child started with subprocess.Popen in
 its own session (the browser, the gate's probe run): the one place group-ending lives.
+
+The server's stdout is handed to its reader as it arrives (`read_stdout`), not through
+an asyncio StreamReader: a reader that needs a task to await each line costs several
+turns of the event loop per message, which is most of a round trip's cost.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ import re
 import signal
 import subprocess
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 STDERR_TAIL_LINES = 200
-# A single JSON-RPC frame can carry a whole thread with its turns.
+# A single JSON-RPC frame can carry a whole thread with its turns (the client holds a line
+# of stdout to this length); a stderr line too.
 STREAM_LIMIT = 64 * 1024 * 1024
 
 # Terminal escape sequences (codex colours its log lines): CSI (colours, cursor), OSC
@@ -83,13 +88,76 @@ def _kill_live_groups() -> None:
 atexit.register(_kill_live_groups)
 
 
+# Called with each piece of stdout as it arrives, in order.
+StdoutData = Callable[[bytes], None]
+# Called once when stdout ends: None at end of file, else the error that ended it.
+StdoutEnd = Callable[[Exception | None], None]
+
+
+class _Stdout:
+    """The server's stdout until a reader takes it: what arrives before is kept for it."""
+
+    def __init__(self) -> None:
+        self._early: list[bytes] = []
+        self._ended: tuple[Exception | None] | None = None
+        self._on_data: StdoutData | None = None
+        self._on_end: StdoutEnd | None = None
+
+    def take(self, on_data: StdoutData, on_end: StdoutEnd) -> None:
+        if self._on_data is not None:
+            raise RuntimeError("the server's stdout already has a reader")
+        self._on_data, self._on_end = on_data, on_end
+        early, self._early = self._early, []
+        for data in early:
+            on_data(data)
+        if self._ended is not None:
+            on_end(self._ended[0])
+
+    def data(self, data: bytes) -> None:
+        if self._on_data is None:
+            self._early.append(data)
+        else:
+            self._on_data(data)
+
+    def end(self, error: Exception | None) -> None:
+        if self._on_end is None:
+            self._ended = (error,)
+        else:
+            self._on_end(error)
+
+
+class _StdoutProtocol(asyncio.Protocol):
+    """The read end of the server's stdout, read straight into `_Stdout`.
+
+    Not through asyncio's subprocess transport, which hands each piece of output on with
+    one more turn of the event loop.
+    """
+
+    def __init__(self, stdout: _Stdout) -> None:
+        self._stdout = stdout
+
+    def data_received(self, data: bytes) -> None:
+        self._stdout.data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stdout.end(exc)
+
+
 class ServerProcess:
     """A started child process whose stdio carries the protocol."""
 
-    def __init__(self, process: asyncio.subprocess.Process, argv: Sequence[str]) -> None:
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        argv: Sequence[str],
+        stdout: _Stdout,
+        stdout_transport: asyncio.BaseTransport,
+    ) -> None:
         self.process = process
         self.argv = list(argv)
         self.pid = process.pid
+        self._stdout = stdout
+        self._stdout_transport = stdout_transport
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._stderr_task = asyncio.create_task(self._drain_stderr(), name=f"stderr-{self.pid}")
         _live_groups.add(self.pid)
@@ -98,27 +166,44 @@ class ServerProcess:
     async def start(
         cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None
     ) -> ServerProcess:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=dict(env),
-            cwd=cwd,
-            start_new_session=True,
-            limit=STREAM_LIMIT,
-        )
-        return cls(process, argv)
+        loop = asyncio.get_running_loop()
+        stdout_read, stdout_write = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=stdout_write,
+                stderr=asyncio.subprocess.PIPE,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+                limit=STREAM_LIMIT,
+            )
+        except BaseException:
+            os.close(stdout_read)
+            raise
+        finally:
+            os.close(stdout_write)  # the child's copy is the only writer: its end is our EOF
+        stdout = _Stdout()
+        # A file object over the pipe's fd (no I/O here), closed by the transport it goes to.
+        pipe = os.fdopen(stdout_read, "rb", buffering=0)
+        try:
+            transport, _ = await loop.connect_read_pipe(lambda: _StdoutProtocol(stdout), pipe)
+        except BaseException:
+            pipe.close()
+            signal_group(process.pid, signal.SIGKILL)
+            raise
+        return cls(process, argv, stdout, transport)
 
     @property
     def stdin(self) -> asyncio.StreamWriter:
         assert self.process.stdin is not None
         return self.process.stdin
 
-    @property
-    def stdout(self) -> asyncio.StreamReader:
-        assert self.process.stdout is not None
-        return self.process.stdout
+    def read_stdout(self, on_data: StdoutData, on_end: StdoutEnd) -> None:
+        """Hand stdout to one reader: `on_data(bytes)` as it arrives (what came before too),
+        then `on_end(error or None)` once. Both are called on the event loop."""
+        self._stdout.take(on_data, on_end)
 
     @property
     def returncode(self) -> int | None:
@@ -147,6 +232,7 @@ class ServerProcess:
             self._signal_group(signal.SIGKILL)
         finally:
             _live_groups.discard(self.pid)
+            self._stdout_transport.close()
             await self._finish_stderr()
         return self.process.returncode
 
@@ -154,6 +240,7 @@ class ServerProcess:
         """Synchronous last resort, for paths that cannot await (cancellation, finalizers)."""
         self._signal_group(signal.SIGKILL)
         _live_groups.discard(self.pid)
+        self._stdout_transport.close()
 
     async def _exited_within(self, seconds: float) -> bool:
         try:

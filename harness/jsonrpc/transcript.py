@@ -3,6 +3,11 @@
 Each entry: `{"dir": "send"|"recv"|"malformed", "t": seconds since the transcript
 began (monotonic), "msg": the message}`; a malformed frame keeps its text in `raw`.
 Masking happens when an entry is recorded, so nothing unmasked is ever kept.
+
+A message recorded from its wire text (`record_wire`) is checked for anything masking
+could touch; one that has nothing of the kind (most of them) is kept as that text and
+decoded when it is first read, so recording costs no copy of the message. One that might
+hold a secret is decoded and masked at once, like any other.
 """
 
 from __future__ import annotations
@@ -26,6 +31,23 @@ _SECRET_KEY = re.compile(
 _SECRET_VALUE = re.compile(
     r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9._\-]+)"
 )
+# In lowercase ASCII wire text, every match of either pattern above contains one of these:
+# a key's or a token's letters are never escaped in JSON text unless as \uXXXX, which is
+# itself on the list. (The key words are shortened to a part every spelling shares.)
+_SECRET_HINTS = (
+    "\\u",
+    "api_key",
+    "api-key",
+    "apikey",
+    "secret",
+    "passw",
+    "authorization",
+    "bearer",
+    "token",
+    "cookie",
+    "sk-",
+    "eyj",
+)
 
 
 def mask_secrets(value: Any) -> Any:
@@ -46,14 +68,63 @@ def mask_secrets(value: Any) -> Any:
     return value
 
 
-@dataclass
+def needs_masking(text: str) -> bool:
+    """Whether masking the JSON `text` decodes to might change anything.
+
+    False only when it surely would not: ASCII text with none of the hints. (Outside
+    ASCII, case-insensitive matching folds letters such as U+017F into ASCII ones, so
+    such text is always masked the slow way.)
+    """
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    # A plain loop: any() over a generator costs twice as much.
+    for hint in _SECRET_HINTS:  # noqa: SIM110
+        if hint in lowered:
+            return True
+    return False
+
+
 class TranscriptEntry:
-    direction: Direction
-    time: float
-    message: Any
+    """One recorded message: its direction, its time and the message (secrets masked)."""
+
+    __slots__ = ("_message", "_wire", "direction", "time")
+
+    def __init__(self, direction: Direction, time: float, message: Any) -> None:
+        self.direction = direction
+        self.time = time
+        self._message = message
+        self._wire: str | None = None
+
+    @classmethod
+    def from_wire(cls, direction: Direction, time: float, text: str) -> TranscriptEntry:
+        """An entry of a message kept as its JSON text, which needs no masking."""
+        entry = cls(direction, time, None)
+        entry._wire = text
+        return entry
+
+    @property
+    def message(self) -> Any:
+        if self._wire is not None:
+            self._message, self._wire = json.loads(self._wire), None
+        return self._message
 
     def to_json(self) -> dict[str, Any]:
         return {"dir": self.direction, "t": round(self.time, 6), "msg": self.message}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TranscriptEntry):
+            return NotImplemented
+        return (self.direction, self.time, self.message) == (
+            other.direction,
+            other.time,
+            other.message,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # equal entries may hold unhashable messages
+
+    def __repr__(self) -> str:
+        return f"TranscriptEntry({self.direction!r}, {self.time!r}, {self.message!r})"
 
 
 @dataclass
@@ -65,7 +136,19 @@ class Transcript:
     _origin: float = field(default_factory=time.monotonic)
 
     def record(self, direction: Direction, message: Any) -> None:
-        entry = TranscriptEntry(direction, time.monotonic() - self._origin, mask_secrets(message))
+        self._add(TranscriptEntry(direction, self._now(), mask_secrets(message)))
+
+    def record_wire(self, direction: Direction, text: str) -> None:
+        """Record the message whose JSON text went over the wire."""
+        if needs_masking(text):
+            self.record(direction, json.loads(text))
+        else:
+            self._add(TranscriptEntry.from_wire(direction, self._now(), text))
+
+    def _now(self) -> float:
+        return time.monotonic() - self._origin
+
+    def _add(self, entry: TranscriptEntry) -> None:
         self.entries.append(entry)
         if self.path is not None:
             with self.path.open("a", encoding="utf-8") as sink:

@@ -121,6 +121,44 @@ def test_an_option_after_app_server_wins_over_the_same_option_before_it(
     assert "/0.120.0 (fake-codex)" in user_agent(before_only)
 
 
+# ----- the first request, answered before the server is loaded --------------------------
+
+
+def test_requests_read_with_the_first_initialize_are_answered_after_it_in_order(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    listed = {"id": 2, "method": "thread/loaded/list", "params": {}}
+    again = {"id": 3, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}
+    done = fake_codex(
+        codex_home, "app-server", stdin=requests_file(tmp_path, INITIALIZE, listed, again)
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    first, second, third = [json.loads(line) for line in done.stdout.splitlines()]
+    assert first["id"] == 1 and "t/0.171.0 (fake-codex)" in first["result"]["userAgent"]
+    assert second == {"id": 2, "result": {"data": [], "nextCursor": None}}
+    assert third["id"] == 3 and third["error"]["message"] == "Already initialized"
+
+
+def test_a_first_request_other_than_initialize_is_refused_as_before_initialize(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    listed = {"id": 1, "method": "thread/loaded/list", "params": {}}
+    done = fake_codex(codex_home, "app-server", stdin=requests_file(tmp_path, listed, INITIALIZE))
+    refused, initialized = [json.loads(line) for line in done.stdout.splitlines()]
+    assert refused["id"] == 1 and refused["error"]["message"] == "Not initialized"
+    assert initialized["id"] == 1 and "result" in initialized
+
+
+def test_an_initialize_without_its_newline_at_the_end_of_stdin_is_answered(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "requests.jsonl"
+    path.write_text(json.dumps(INITIALIZE))
+    done = fake_codex(codex_home, "app-server", stdin=path)
+    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["id"] == 1 and "result" in answer
+
+
 # ----- a line that is no JSON-RPC message -------------------------------------------------
 
 

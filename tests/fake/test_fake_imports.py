@@ -74,3 +74,25 @@ def test_the_fake_server_loads_only_the_framing_and_the_versions_of_the_harness(
         "harness.jsonrpc",
         "harness.jsonrpc.framing",
     ]
+
+
+def loaded_by(code: str) -> set[str]:
+    """The top-level modules a fresh interpreter has loaded after running `code`."""
+    listed = subprocess.run(
+        [sys.executable, "-c", f"import sys; {code}; print(*sorted(sys.modules))"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return {name.split(".")[0] for name in listed.stdout.split()}
+
+
+def test_the_fake_answers_initialize_before_it_loads_asyncio() -> None:
+    # cli.main answers the first request (first_request.py) before importing the server.
+    assert "asyncio" not in loaded_by("import fake_appserver.cli, fake_appserver.first_request")
+
+
+def test_no_part_of_the_fake_loads_an_http_library() -> None:
+    modules = loaded_by("import fake_appserver.cli, fake_appserver.server")
+    assert not modules & {"aiohttp", "http", "urllib3", "requests", "httpx"}

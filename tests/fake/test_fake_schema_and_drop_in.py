@@ -4,6 +4,8 @@ stands in for the real binary in a program written for the real one."""
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +106,32 @@ async def test_a_program_written_for_the_real_binary_runs_unchanged_on_the_fake(
     fake = await start_turn_resume(fake_binary, tmp_path)
     assert real == fake
     assert fake["turn_status"] == "completed" and fake["resumed_turns"] == 1
+
+
+def test_the_launcher_runs_the_fake_it_was_written_for_whatever_the_callers_python_path(
+    tmp_path: Path,
+) -> None:
+    # The launcher runs Python isolated and names the fake's folders itself: a module on
+    # the caller's PYTHONPATH that would shadow the fake's (or its msgspec) is not seen.
+    shadow = tmp_path / "shadow"
+    for name in ("fake_appserver", "msgspec"):
+        (shadow / name).mkdir(parents=True)
+        (shadow / name / "__init__.py").write_text("raise ImportError('shadowed')\n")
+    codex_home = tmp_path / "home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model_provider = "m"\n[model_providers.m]\nbase_url = "http://127.0.0.1:9/v1"\n'
+    )
+    launcher = write_launcher(tmp_path / "bin", profile="0.171.0")
+    request = {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}
+    done = subprocess.run(
+        [str(launcher), "app-server"],
+        input=json.dumps(request) + "\n",
+        capture_output=True,
+        text=True,
+        env={"CODEX_HOME": str(codex_home), "PYTHONPATH": str(shadow), "PATH": "/usr/bin:/bin"},
+        cwd=shadow,
+        timeout=30,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "t/0.171.0 (fake-codex)" in json.loads(done.stdout)["result"]["userAgent"]

@@ -10,6 +10,7 @@ Each request's method says how the peer behaves, so one peer plays every role:
   chatty         send two notifications and a server request, wait for its answer,
                  then answer with what the client replied
   close_stdout   close stdout and keep running
+  last_words     answer without the line's newline, then close stdout and keep running
   spawn_child    start a grandchild `sleep` and answer its pid
 Flags: --ignore-term (ignore SIGTERM and stdin EOF: only SIGKILL ends it),
        --greet (send a notification before reading anything).
@@ -71,6 +72,10 @@ def handle(request: dict[str, Any]) -> None:
         reply = read()
         send({"id": request_id, "result": {"client_replied": reply}})
     elif method == "close_stdout":
+        sys.stdout.close()
+        os.close(1)
+    elif method == "last_words":
+        sys.stdout.write(json.dumps({"id": request_id, "result": "unterminated"}))
         sys.stdout.close()
         os.close(1)
     elif method == "spawn_child":

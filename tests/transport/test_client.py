@@ -212,6 +212,37 @@ async def test_transcript_records_both_directions_with_secrets_masked(
     assert json.loads(text.splitlines()[0])["dir"] == "send"
 
 
+async def test_many_requests_in_flight_each_get_their_own_answer(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    results = await asyncio.gather(*(client.request("echo", {"n": n}) for n in range(300)))
+    assert [r["params"]["n"] for r in results] == list(range(300))
+    sent = [m["params"]["n"] for m in client.transcript.messages("send")]
+    received = [m["result"]["params"]["n"] for m in client.transcript.messages("recv")]
+    assert sorted(sent) == sorted(received) == list(range(300))
+
+
+async def test_an_answer_larger_than_a_pipe_holds_arrives_whole(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    text = "x" * 3_000_000
+    result = await client.request("echo", {"text": text}, timeout=30)
+    assert result["params"]["text"] == text
+
+
+async def test_a_last_line_without_its_newline_is_still_read(spawn_peer: SpawnPeer) -> None:
+    client = await spawn_peer()
+    assert await client.request("last_words", {}, timeout=5) == "unterminated"
+
+
+async def test_an_answer_changed_by_the_caller_stays_as_received_in_the_transcript(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    result = await client.request("echo", {"n": 1}, timeout=5)
+    result["params"]["n"] = 2
+    received = list(client.transcript.messages("recv"))
+    assert received == [{"id": 1, "result": {"method": "echo", "params": {"n": 1}}}]
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -223,3 +254,30 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.split(")")[-1].split()[0] != "Z"
+
+
+async def test_a_request_pending_when_the_client_closes_fails_as_the_server_exits(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    waiting = asyncio.create_task(client.request("silent", {}, timeout=30))
+    await asyncio.sleep(0.1)
+    await client.close(grace=0.5)
+    with pytest.raises(ServerExited):
+        await asyncio.wait_for(waiting, timeout=5)
+
+
+async def test_requests_with_different_deadlines_each_time_out_at_their_own(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    late = asyncio.create_task(client.request("silent", {}, timeout=1.0))
+    early = asyncio.create_task(client.request("silent", {}, timeout=0.2))
+    answered = await client.request("echo", {}, timeout=5)
+    assert answered == {"method": "echo", "params": {}}
+    with pytest.raises(RequestTimeout) as first:
+        await early
+    assert not late.done(), "the later deadline must not fire with the earlier one"
+    with pytest.raises(RequestTimeout) as second:
+        await late
+    assert 0.2 <= first.value.elapsed < 1.0 <= second.value.elapsed
