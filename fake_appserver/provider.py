@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from fake_appserver.config import ProviderConfig
-from fake_appserver.http_client import HttpError, post_json
+from fake_appserver.event_stream import EventStreamDecoder
+from fake_appserver.http_client import Answer, HttpError, post_json
 
 MODEL_REQUEST_TIMEOUT = 120.0
 
@@ -54,11 +55,7 @@ async def stream_response(
                 text = (await reply.text())[:300]
                 raise ProviderError(f"provider answered HTTP {reply.status}: {text}")
             completed = False
-            async for raw in reply.lines():
-                line = raw.decode("utf-8", "replace").strip()
-                if not line.startswith("data:"):
-                    continue
-                event = json.loads(line[5:].strip() or "{}")
+            async for event in _events(reply):
                 kind = event.get("type")
                 item = event.get("item") or {}
                 if kind == "response.output_text.delta" and listener is not None:
@@ -84,6 +81,15 @@ async def stream_response(
     if not completed:
         raise ProviderError("the provider's stream ended before response.completed")
     return answer
+
+
+async def _events(reply: Answer) -> AsyncIterator[dict[str, Any]]:
+    """The JSON of each event of the provider's text/event-stream."""
+    decoder = EventStreamDecoder()
+    async for raw in reply.lines():
+        for event in decoder.feed(raw.decode("utf-8", "replace")):
+            data = json.loads(event.data)
+            yield data if isinstance(data, dict) else {}
 
 
 def _is_assistant(item: dict[str, Any]) -> bool:
