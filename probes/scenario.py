@@ -9,6 +9,7 @@ saw while it ran, and the JSON-RPC transcript spans every process of the scenari
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -379,7 +380,8 @@ async def run_scenario(
     findings, with this run's transcript and stderr attached.
     """
     async with Wiretap() as tap:
-        with IsolatedHome(tap.base_url, parent_dir=work_dir, **(home_options or {})) as home:
+        home = IsolatedHome(tap.base_url, parent_dir=work_dir, **(home_options or {}))
+        try:
             run = ScenarioRun(Session(backend, tap, home, timeout=STEP_TIMEOUT))
             try:
                 await run.restart()
@@ -391,6 +393,10 @@ async def run_scenario(
             finally:
                 await run.stop()
             return run.observation(name)
+        finally:
+            # codex leaves hundreds of files; removing them on the loop stalled every other
+            # scenario (1.25 s of a probe run), so a thread does it.
+            await asyncio.to_thread(home.cleanup)
 
 
 class ScenarioBroken(RuntimeError):
