@@ -19,23 +19,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from fake_appserver.config import ConfigError, load_config, provider_config
 from fake_appserver.first_request import answer_first_request
 from fake_appserver.profile import ProfileError, resolve_profile
 from fake_appserver.script import ScriptError, load_script
+from harness.command_line import USAGE_ERROR, OneLineErrorParser
 
 PROFILE_ENV = "CODEX_PROBE_FAKE_PROFILE"
 SCRIPT_ENV = "CODEX_PROBE_FAKE_SCRIPT"
-USAGE_ERROR = 2
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """A usage error is one line naming the problem (`--help` shows the usage)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(USAGE_ERROR, f"{self.prog}: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
