@@ -49,6 +49,9 @@ class InstallProgress:
                 unit_scale=True,
                 unit_divisor=1024,
                 file=self.stream,
+                # The folder is measured every PROGRESS_EVERY_S: draw every measurement.
+                mininterval=0,
+                miniters=1,
             )
         else:
             print(f"installing {self.what} (once, into the cache) ...", file=self.stream)

@@ -14,6 +14,21 @@ from harness.codex.progress import InstallProgress
 from tests.cli import codex_probe
 
 
+def read_all(leader: int) -> str:
+    """Everything written to the terminal, once its other end is closed."""
+    pieces = []
+    while True:
+        try:
+            piece = os.read(leader, 65536)
+        except OSError:  # EIO: the other end is closed and nothing is left
+            break
+        if not piece:
+            break
+        pieces.append(piece)
+    os.close(leader)
+    return b"".join(pieces).decode()
+
+
 def test_on_a_terminal_the_bar_counts_the_bytes_npm_has_written(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     with (
@@ -23,8 +38,7 @@ def test_on_a_terminal_the_bar_counts_the_bytes_npm_has_written(tmp_path: Path) 
         (tmp_path / "part").write_bytes(b"x" * 3_000_000)
         shown.update()
         terminal.flush()
-    drawn = os.read(leader, 65536).decode()
-    os.close(leader)
+    drawn = read_all(leader)
     assert "installing codex-cli 9.9.9" in drawn
     assert "2.86MB" in drawn or "2.86M" in drawn, drawn
 
