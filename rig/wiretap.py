@@ -327,6 +327,8 @@ class Wiretap:
     # -- HTTP -----------------------------------------------------------------
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         captured = await self._capture(request)
+        # Taken as the request arrives: a release_held() after it lets this answer go.
+        released = self._released
         if captured.is_compact_request:
             if self.compaction_status != 200:
                 return web.json_response(
@@ -344,11 +346,11 @@ class Wiretap:
         if captured.is_model_request:
             reply = self._next_reply(captured)
             if reply.status != 200:
-                await self._hold(reply)
+                await self._hold(reply, released)
                 return web.json_response(_error_body(reply.error_message), status=reply.status)
             self.answers[captured.index] = reply.text
             item = assistant_message(f"msg_wiretap_{captured.index}", reply.text)
-            return await self._stream(request, captured.index, [item], reply)
+            return await self._stream(request, captured.index, [item], reply, released)
         return web.json_response(
             {
                 "error": {
@@ -388,12 +390,12 @@ class Wiretap:
             self._arrived.notify_all()
         return captured
 
-    async def _hold(self, reply: Reply) -> None:
+    async def _hold(self, reply: Reply, released: asyncio.Event) -> None:
         """Wait out a reply's delay; closing the wiretap, or releasing the held answers
         for one held `until_released`, cuts it short."""
         if reply.delay_s <= 0:
             return
-        events = [self._closing] + ([self._released] if reply.until_released else [])
+        events = [self._closing] + ([released] if reply.until_released else [])
         waits = [asyncio.ensure_future(event.wait()) for event in events]
         try:
             await asyncio.wait(waits, timeout=reply.delay_s, return_when=asyncio.FIRST_COMPLETED)
@@ -415,7 +417,12 @@ class Wiretap:
         return [{"type": "compaction", "encrypted_content": summary}]
 
     async def _stream(
-        self, request: web.Request, index: int, items: list[dict[str, Any]], reply: Reply
+        self,
+        request: web.Request,
+        index: int,
+        items: list[dict[str, Any]],
+        reply: Reply,
+        released: asyncio.Event | None = None,
     ) -> web.StreamResponse:
         self._response_count += 1
         response = web.StreamResponse(
@@ -433,7 +440,7 @@ class Wiretap:
             for number, event in enumerate(events):
                 await response.write(sse_event(event))
                 if number == 0:  # response.created: the model has begun to answer
-                    await self._hold(reply)
+                    await self._hold(reply, released or self._released)
             await response.write_eof()
         except ConnectionResetError:
             # codex dropped the request before the answer was out (0.171 does this

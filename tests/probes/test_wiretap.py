@@ -284,3 +284,34 @@ def test_a_reply_with_deltas_announces_the_item_then_streams_its_text() -> None:
     ]
     assert events[1]["item"]["content"] == []
     assert [e["delta"] for e in events[2:4]] == ["abc", "def"]
+
+
+async def test_an_answer_held_until_released_goes_on_when_released_not_at_its_deadline() -> None:
+    tap = Wiretap([Reply(text="late", delay_s=30.0, until_released=True)])
+    async with (
+        tap,
+        aiohttp.ClientSession() as session,
+        session.post(f"{tap.base_url}/responses", json=MODEL_BODY) as response,
+    ):
+        await response.content.readuntil(b"\n\n")  # response.created: it is held now
+        rest = asyncio.ensure_future(response.content.read())
+        done, _ = await asyncio.wait({rest}, timeout=0.2)
+        assert not done, "the held answer went on before it was released"
+        tap.release_held()
+        text = (await asyncio.wait_for(rest, timeout=10)).decode()
+    assert '"text": "late"' in text or '"text":"late"' in text
+
+
+async def test_a_release_before_a_request_arrives_does_not_let_that_answer_go() -> None:
+    async with (
+        Wiretap([Reply(text="late", delay_s=30.0, until_released=True)]) as tap,
+        aiohttp.ClientSession() as session,
+    ):
+        tap.release_held()  # an earlier turn's release: this answer is held anew
+        async with session.post(f"{tap.base_url}/responses", json=MODEL_BODY) as response:
+            await response.content.readuntil(b"\n\n")
+            rest = asyncio.ensure_future(response.content.read())
+            done, _ = await asyncio.wait({rest}, timeout=0.2)
+            assert not done, "a release that came before the request let its answer go"
+            tap.release_held()
+            await asyncio.wait_for(rest, timeout=10)
