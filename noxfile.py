@@ -1,4 +1,5 @@
-"""Sessions: tests, lint, probe (per version of the default matrix), report, schema_diff.
+"""Sessions: tests, lint, probe (the default codex-cli, or the versions after --), report,
+schema_diff, conformance, fault_campaign.
 
 Run them with ./nox -s NAME (or any nox you have).
 """
@@ -90,7 +91,8 @@ def probe(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def report(session: nox.Session) -> None:
-    """reports/html/index.html and reports/summary.md from reports/ (codex-probe report)."""
+    """html/index.html and summary.md of a run's folder (default reports/DEFAULT_VERSION;
+    ./nox -s report -- --codex V ... for another): codex-probe report."""
     install_project(session)
     session.run("codex-probe", "report", *session.posargs)
 
