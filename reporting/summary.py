@@ -13,8 +13,7 @@ import json
 from typing import Any
 
 from probes.assumptions import ASSUMPTIONS
-from probes.findings import FIDELITY_ID_PREFIX
-from probes.tally import tally
+from probes.tally import is_fidelity, tally
 from reporting.verdicts import RecordedFinding, VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
@@ -49,10 +48,6 @@ def render_summary(report: VerdictReport) -> str:
         for finding in diverging:
             lines += _fidelity_section(finding)
     return "\n".join(lines).rstrip() + "\n"
-
-
-def is_fidelity(assumption: str) -> bool:
-    return assumption.startswith(FIDELITY_ID_PREFIX)
 
 
 def _ordered_ids(report: VerdictReport) -> list[str]:

@@ -6,16 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 from probes.assumptions import ASSUMPTIONS
+from probes.findings import FIDELITY_ID_PREFIX
 from probes.scenarios import SCENARIOS
 from probes.tally import FIDELITY_WORDS, is_fidelity
 
 CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
-FIDELITY_CELL = {verdict: word.upper() if verdict != "holds" else word
-                 for verdict, word in FIDELITY_WORDS.items()}  # fmt: skip
+# The fake's verdicts in fidelity words (probes.tally), a difference in capitals.
+FIDELITY_CELL = {"holds": FIDELITY_WORDS["holds"]} | {
+    verdict: FIDELITY_WORDS[verdict].upper() for verdict in ("changed", "broken")
+}
 NO_VERDICT = "-"
 ORDER = {
     **{assumption.id: index for index, assumption in enumerate(ASSUMPTIONS)},
-    **{f"fake-fidelity-{name}": len(ASSUMPTIONS) + index for index, name in enumerate(SCENARIOS)},
+    **{
+        f"{FIDELITY_ID_PREFIX}{name}": len(ASSUMPTIONS) + index
+        for index, name in enumerate(SCENARIOS)
+    },
 }
 
 
