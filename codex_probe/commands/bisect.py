@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.failures import INSTALL_FAILURES
-from codex_probe.commands.options import positive_int
+from codex_probe.commands.options import add_jobs_option, positive_int
 from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import BY_ID
 from probes.findings import Verdict
-from probes.release import DEFAULT_JOBS, Selection, probe_release
+from probes.release import Selection, probe_release
 from probes.releases.bisect import BisectResult, Step, bisect_releases
 from probes.releases.budget import InstallBudget
 from probes.releases.span import RangeError, published_range
@@ -49,12 +49,7 @@ def register(subparsers: Any) -> None:
         metavar="KEY",
         help="compare this observed value instead of the verdict (e.g. base_at)",
     )
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=DEFAULT_JOBS,
-        help=f"scenarios run at once (default {DEFAULT_JOBS})",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--keep-installs",
         type=positive_int,

@@ -8,12 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.layout import HISTORY
-from codex_probe.commands.options import positive_int
+from codex_probe.commands.options import add_jobs_option, positive_int
 from codex_probe.commands.output import output_problem
 from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
 from harness.codex.versions import SPEC_CODEX_VERSION
-from probes.release import DEFAULT_JOBS
 from probes.releases.grid import change_points
 from probes.releases.history import (
     HISTORY_FILE,
@@ -48,12 +47,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
     parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
     parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=DEFAULT_JOBS,
-        help=f"scenarios run at once (default {DEFAULT_JOBS})",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--shard",
         type=_shard,

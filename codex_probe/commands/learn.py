@@ -14,13 +14,13 @@ import msgspec
 
 from codex_probe.commands.failures import install_failures_end_command
 from codex_probe.commands.layout import LEARNED
-from codex_probe.commands.options import positive_int
+from codex_probe.commands.options import add_jobs_option
 from codex_probe.commands.output import output_problem
 from harness.codex.install import install
 from probes.findings import Verdict
 from probes.learn.attribution import explain
 from probes.observation import normalize
-from probes.release import DEFAULT_JOBS, ReleaseRun, Selection, fidelity_id, probe_release
+from probes.release import ReleaseRun, Selection, fidelity_id, probe_release
 from probes.scenarios import SCENARIOS
 
 # Exit codes: 0 the fake on the learned profile matches the real release everywhere;
@@ -46,12 +46,7 @@ def register(subparsers: Any) -> None:
         default=LEARNED,
         help="folder for VERSION.json and wire-VERSION.json (default reports/learned)",
     )
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=DEFAULT_JOBS,
-        help=f"scenarios run at once (default {DEFAULT_JOBS})",
-    )
+    add_jobs_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 

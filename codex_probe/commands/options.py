@@ -1,27 +1,38 @@
-"""Argument types the commands share."""
+"""Argument types and options the commands share."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
+
+from probes.release import DEFAULT_JOBS
 
 
-def positive_int(text: str) -> int:
-    """A whole number of 1 or more (argparse type): jobs, repeats, kept installs."""
+def _whole_number(text: str, least: int, too_small: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    if value < least:
+        raise argparse.ArgumentTypeError(too_small.format(value=value))
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more (argparse type): jobs, repeats, kept installs."""
+    return _whole_number(text, 1, "{value} is less than 1")
 
 
 def non_negative_int(text: str) -> int:
     """A whole number of 0 or more (argparse type)."""
-    try:
-        number = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{number} is negative; give 0 or more")
-    return number
+    return _whole_number(text, 0, "{value} is negative; give 0 or more")
+
+
+def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:
+    """--jobs N: how many scenarios run at once (default DEFAULT_JOBS)."""
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=DEFAULT_JOBS,
+        help=f"{what} (default {DEFAULT_JOBS})",
+    )

@@ -14,7 +14,7 @@ import pytest
 import probes.suite
 from codex_probe.commands.failures import install_failures_end_command
 from codex_probe.commands.layout import run_folder
-from codex_probe.commands.options import positive_int
+from codex_probe.commands.options import add_jobs_option, positive_int
 from codex_probe.commands.output import output_problem
 from fake_appserver.profile import ProfileError, load_profile
 from fake_appserver.script import ScriptError, load_script
@@ -22,7 +22,6 @@ from harness.codex.install import install as install_codex
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.assumptions import BY_ID
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.release import DEFAULT_JOBS
 from probes.repro.bundle import REPRO_FOLDER
 from probes.scenarios import SCENARIOS
 
@@ -67,12 +66,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--no-fidelity", action="store_true", help="skip running the scenarios on the fake"
     )
-    parser.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=DEFAULT_JOBS,
-        help=f"scenarios run at once, real and fake (default {DEFAULT_JOBS})",
-    )
+    add_jobs_option(parser, "scenarios run at once, real and fake")
     parser.add_argument(
         "--repeat",
         type=positive_int,
