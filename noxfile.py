@@ -6,6 +6,7 @@ Run them with ./nox -s NAME (or any nox you have).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import runpy
@@ -82,11 +83,24 @@ def probe(session: nox.Session) -> None:
     """The main job: probe the default codex-cli, or the versions given after --, in one
     run into reports/VERSION (reports/V1+V2 for several), and write its report."""
     install_project(session)
-    codex = [arg for version in session.posargs or [DEFAULT_CODEX_VERSION]
-             for arg in ("--codex", version)]  # fmt: skip
-    # 3 = a probe broke: the report is still written, and the gate says what that means.
+    versions = session.posargs or [DEFAULT_CODEX_VERSION]
+    codex = [arg for version in versions for arg in ("--codex", version)]
+    # 3 = some finding is broken or missing: write the report first, then fail the session.
     session.run("codex-probe", "probe", *codex, success_codes=[0, 3])
     session.run("codex-probe", "report", *codex)
+    verdict = json.loads((Path("reports") / "+".join(versions) / "verdict.json").read_text())
+    broken = [
+        f"{version}:{finding}"
+        for version, findings in verdict["versions"].items()
+        for finding, entry in findings.items()
+        if entry["verdict"] == "broken"
+    ]
+    if broken or not verdict.get("complete", False):
+        missing = verdict.get("missing", [])
+        session.error(
+            f"no verdict for {len(broken) + len(missing)} finding(s) "
+            f"(broken: {', '.join(broken) or 'none'}; missing: {', '.join(missing) or 'none'})"
+        )
 
 
 @nox.session(python=PYTHON)

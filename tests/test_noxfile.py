@@ -26,3 +26,42 @@ def test_a_session_does_not_say_that_uv_is_missing() -> None:
     assert done.returncode == 0, done.stderr
     assert "nox > Running session report" in done.stderr
     assert "uv binary not found" not in done.stderr + done.stdout
+
+
+STUB = """#!/bin/sh
+# codex-probe as a run that broke: probe writes a verdict with a broken finding, exit 3.
+if [ "$1" = probe ]; then
+    mkdir -p reports/9.9.9
+    cat > reports/9.9.9/verdict.json <<'JSON'
+{"versions": {"9.9.9": {"start-applies-instructions": {"verdict": "broken"}}},
+ "complete": true, "missing": []}
+JSON
+    exit 3
+fi
+exit 0
+"""
+
+
+def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
+    tmp_path: Path,
+) -> None:
+    # A copy of the noxfile (and the versions it reads), so the session's folder is tmp_path.
+    (tmp_path / "harness" / "codex").mkdir(parents=True)
+    for name in ("noxfile.py", "harness/codex/versions.py"):
+        (tmp_path / name).write_text((REPOSITORY / name).read_text())
+    stub = tmp_path / "bin" / "codex-probe"
+    stub.parent.mkdir()
+    stub.write_text(STUB)
+    stub.chmod(0o755)
+    done = subprocess.run(
+        [sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", "probe", "--", "9.9.9"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+        env={**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ.get('PATH', '')}"},
+    )
+    assert done.returncode != 0, done.stderr
+    assert "nox > codex-probe report --codex 9.9.9" in done.stderr
+    assert "no verdict for 1 finding(s) (broken: 9.9.9:start-applies-instructions" in done.stderr
