@@ -83,7 +83,9 @@ def descendants(root: int) -> list[int]:
 
 
 def read(pid: int) -> Seen | None:
-    """`pid` as /proc shows it now, or None if it is gone (or a zombie with nothing left)."""
+    """`pid` as /proc shows it now, or None if it is gone, or exiting or a zombie with
+    nothing left: a process caught after its memory is released still shows its `exe` but an
+    empty command line, which would count as one more process."""
     folder = PROC / str(pid)
     try:
         exe = os.readlink(folder / "exe")
@@ -91,11 +93,11 @@ def read(pid: int) -> Seen | None:
         environ = (folder / "environ").read_bytes().split(b"\0")
     except OSError:
         return None
+    arguments = tuple(part.decode("utf-8", "replace") for part in cmdline if part)
+    if not arguments:
+        return None
     return Seen(
-        pid,
-        exe,
-        tuple(part.decode("utf-8", "replace") for part in cmdline if part),
-        tuple(part.decode("utf-8", "replace") for part in environ if part),
+        pid, exe, arguments, tuple(part.decode("utf-8", "replace") for part in environ if part)
     )
 
 
