@@ -154,7 +154,12 @@ async def run_scenarios(
                 return name, ScenarioOutcome(None, broken)
             return name, ScenarioOutcome(observation)
 
-    return dict(await asyncio.gather(*(one(name) for name in names)))
+    # A task group, not gather: on Ctrl-C (a cancellation) it waits until every scenario has
+    # ended its processes and removed its home; gather would return at the first cancelled
+    # one, and asyncio.run would then cancel the others in the middle of their cleanup.
+    async with asyncio.TaskGroup() as group:
+        runs = [group.create_task(one(name)) for name in names]
+    return dict(run.result() for run in runs)
 
 
 def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
@@ -202,10 +207,12 @@ async def probe_release(
     if checked_in is not None:
         profile = FakeProfileChoice("checked-in", checked_in)
         fake_backend, profile.problem = _fake_backend(version, checked_in)
-        real, fake = await asyncio.gather(
-            run_scenarios(real_backend, real_names, limit),
-            _run_fake(fake_backend, fake_names, limit, profile.problem),
-        )
+        async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
+            real_run = group.create_task(run_scenarios(real_backend, real_names, limit))
+            fake_run = group.create_task(
+                _run_fake(fake_backend, fake_names, limit, profile.problem)
+            )
+        real, fake = real_run.result(), fake_run.result()
         run = _judged(version, selection, real, fake, profile)
         run.timings = clock.lap("real")
         return run

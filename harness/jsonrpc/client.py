@@ -456,5 +456,7 @@ class JsonRpcClient:
             for task in tasks:
                 task.cancel()
             if tasks:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
+                # Not CancelledError: gather returns its cancelled tasks' errors, so one raised
+                # here is the caller's cancellation (a Ctrl-C), which must go on.
+                with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 1.0)

@@ -255,5 +255,11 @@ class ServerProcess:
     async def _finish_stderr(self) -> None:
         try:
             await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=1.0)
-        except (TimeoutError, asyncio.CancelledError):
+        except TimeoutError:
             self._stderr_task.cancel()
+        except asyncio.CancelledError:
+            # Ours to swallow only when the stderr task was the one cancelled: swallowing the
+            # caller's cancellation would lose a Ctrl-C (asyncio.run turns it into one).
+            if not self._stderr_task.cancelled():
+                self._stderr_task.cancel()
+                raise

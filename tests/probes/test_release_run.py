@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,13 @@ import pytest
 
 from harness.codex.install import Installation, InstallError
 from harness.codex.versions import DEFAULT_CODEX_VERSION
+from harness.jsonrpc.client import JsonRpcClient
 from probes import release as release_module
 from probes.findings import Verdict
-from probes.release import Selection, fidelity_id, probe_release
+from probes.release import Selection, fidelity_id, probe_release, run_scenarios
 from rig.backends import Backend, make_backend
+from rig.homes import IsolatedHome
+from tests.child_processes import snapshot
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -73,3 +77,39 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
         "codex-cli 0.150.0 could not be installed: npm installed nothing" in f.evidence[0]
         for f in run.findings.values()
     )
+
+
+@dataclass(frozen=True)
+class OpenWatched(Backend):
+    """The fake backend, saying when its first app-server is up."""
+
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def open(self, home: IsolatedHome, **options: Any) -> JsonRpcClient:
+        client = await super().open(home, **options)
+        self.opened.set()
+        return client
+
+
+async def test_a_cancelled_run_returns_only_once_every_scenario_has_ended_its_processes(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    # Ctrl-C is a cancellation: a run that returned while a scenario was still ending its
+    # app-server left asyncio.run to cancel that cleanup half-way (a process unclosed).
+    hang = tmp_path / "hang.jsonl"
+    hang.write_text(json.dumps({"method": "turn/start", "action": "never_complete"}) + "\n")
+    fake = make_backend("fake", DEFAULT_CODEX_VERSION, script=hang)
+    backend = OpenWatched(**{f.name: getattr(fake, f.name) for f in fields(Backend)})
+    names = ["start", "resume-cold", "compaction"]
+    run = asyncio.create_task(run_scenarios(backend, names, asyncio.Semaphore(1)))
+    async with asyncio.timeout(30):
+        await backend.opened.wait()  # the first scenario's app-server is up
+    assert app_servers()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert app_servers() == []
+
+
+def app_servers() -> list[tuple[str, ...]]:
+    return [one.cmdline for one in snapshot() if one.runs("app-server")]
