@@ -62,12 +62,20 @@ def ensure_browser(session: nox.Session) -> None:
     )
 
 
+def test_workers() -> int:
+    """Two xdist workers per core: a test mostly waits (on codex, the fake, a deadline), so
+    a second worker per core fills those waits; capped so a big machine starts no crowd."""
+    return min(8, 2 * (os.cpu_count() or 1))
+
+
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The test suite, real codex-cli included (installed from npm on first use)."""
+    """The test suite, real codex-cli included (installed from npm on first use), on
+    pytest-xdist workers; -- -n 0 runs it in one process."""
     install_project(session)
     ensure_browser(session)
-    session.run("pytest", *session.posargs)
+    # loadgroup: a conformance target's tests share a worker (its whole-run checks read it).
+    session.run("pytest", "-n", str(test_workers()), "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -122,7 +130,8 @@ def schema_diff(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """The conformance suites, e.g. ./nox -s conformance -- --codex-backend real"""
     install_project(session)
-    session.run("pytest", "conformance", *session.posargs)
+    workers = ("-n", str(test_workers()), "--dist", "loadgroup")
+    session.run("pytest", "conformance", *workers, *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -135,8 +144,11 @@ def fault_campaign(session: nox.Session) -> None:
     install_project(session)
     session.run(
         "pytest",
-        "tests/driver/test_fault_campaign.py::"
-        "test_the_driver_keeps_its_fallback_and_delivery_rules_under_any_fault_schedule",
+        "tests/driver/test_fault_campaign.py",
+        "-k",
+        "under_any_fault_schedule",
+        "-n",
+        str(test_workers()),
         "--hypothesis-show-statistics",
         *session.posargs,
         env={"CODEX_PROBE_FAULT_PROFILE": "fault-campaign-deep"},

@@ -14,7 +14,7 @@ import pytest
 import pytest_asyncio
 
 from conformance.holds import Holds
-from conformance.state import state_of
+from conformance.state import is_worker, state_of
 from conformance.target import Target
 from conformance.wire import WireLog
 from harness.jsonrpc.client import JsonRpcClient
@@ -30,6 +30,12 @@ def codex_backend(request: pytest.FixtureRequest) -> Backend:
     target = getattr(request, "param", None)
     if not isinstance(target, Target):
         raise pytest.UsageError("codex_backend is parametrized by the codex-probe plugin")
+    if is_worker(request.config) and not request.config.getvalue("loadgroup"):
+        pytest.fail(
+            "conformance checks under pytest-xdist need --dist loadgroup: the checks that run "
+            "last read a target's whole run, so its tests must share one worker",
+            pytrace=False,
+        )
     return state_of(request.config).backend(target)
 
 

@@ -10,12 +10,13 @@ import pytest
 
 from conformance.baseline import judge
 from conformance.marks import check_of
-from conformance.state import state_of
+from conformance.state import record_outcome, state_of
 from conformance.target import target_of
 
 
 def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
-    """`report` rewritten as the baseline judges it (a check's call phase only), recorded."""
+    """`report` rewritten as the baseline judges it (a check's call phase only), carrying its
+    outcome for the summary."""
     check, target = check_of(item), target_of(item)
     if check is None or target is None:
         return report
@@ -25,7 +26,7 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
         report.user_properties.append(("protects", check.protects))
     if report.skipped:
         if report.when == "call" or report.when == "setup":
-            state.record(check, target, "skipped", failure_of(report))
+            record_outcome(report, check, target, "skipped", failure_of(report))
         return report
     if report.when == "call" or (report.when == "setup" and report.failed):
         if report.when == "call":
@@ -40,11 +41,15 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
             elif judged.message:
                 report.sections.append(("conformance baseline", judged.message))
             reason = failure_of(report) if report.failed else ""
-            state.record(
-                check, target, judged.outcome, "\n".join(filter(None, [judged.message, reason]))
+            record_outcome(
+                report,
+                check,
+                target,
+                judged.outcome,
+                "\n".join(filter(None, [judged.message, reason])),
             )
         else:
-            state.record(check, target, "error", failure_of(report))
+            record_outcome(report, check, target, "error", failure_of(report))
         if report.failed:
             report.sections.append(
                 ("conformance check", f"{check.id}: {check.title}\nprotects: {check.protects}")

@@ -28,6 +28,7 @@ class ConformanceState:
     results_path: Path | None
     wire_log: WireLog
     used: bool = False
+    header_written: bool = False
     results: list[dict[str, Any]] = field(default_factory=list)
     _backends: dict[Target, Backend] = field(default_factory=dict)
     _failures: dict[Target, str] = field(default_factory=dict)
@@ -50,18 +51,45 @@ class ConformanceState:
                 raise
         return self._backends[target]
 
-    def record(self, check: ConformanceCheck, target: Target, outcome: str, message: str) -> None:
-        self.results.append(
-            {
-                "check": check.id,
-                "target": target.label,
-                "backend": target.kind,
-                "version": target.version,
-                "outcome": outcome,
-                "protects": check.protects,
-                "message": message[:4000],
-            }
-        )
+    def keep(self, report: pytest.TestReport) -> None:
+        """Keep the outcome a check's report carries (see `record_outcome`)."""
+        entry = getattr(report, OUTCOME_ATTRIBUTE, None)
+        if isinstance(entry, dict):
+            self.used = True
+            self.results.append(entry)
+
+
+# The report attribute a check's outcome travels in: pytest-xdist sends a worker's reports
+# to the main process with their attributes, so the outcomes are counted where they are
+# shown, whether the tests ran in this process or on workers.
+OUTCOME_ATTRIBUTE = "codex_conformance_outcome"
+
+
+def record_outcome(
+    report: pytest.TestReport,
+    check: ConformanceCheck,
+    target: Target,
+    outcome: str,
+    message: str,
+) -> None:
+    setattr(
+        report,
+        OUTCOME_ATTRIBUTE,
+        {
+            "check": check.id,
+            "target": target.label,
+            "backend": target.kind,
+            "version": target.version,
+            "outcome": outcome,
+            "protects": check.protects,
+            "message": message[:4000],
+        },
+    )
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker (its reports go to the main process)."""
+    return hasattr(config, "workerinput")
 
 
 state_key = pytest.StashKey[ConformanceState]()

@@ -12,21 +12,26 @@ from typing import Any
 
 import pytest
 
-from conformance.state import ConformanceState, state_key, state_of
+from conformance.state import ConformanceState, is_worker, state_key, state_of
 from conformance.target import target_of
 from harness.codex.schema import schema_hash
 
 
 def write_header(session: pytest.Session) -> None:
+    """The targets, before the tests; under pytest-xdist the main process collects nothing
+    and the workers' output is not shown, so the summary begins with them instead."""
     state = state_of(session.config)
     if not any(target_of(item) is not None for item in session.items):
         return
     state.used = True
+    if is_worker(session.config):
+        return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         return
     for line in header_lines(state):
         reporter.write_line(line)
+    state.header_written = True
 
 
 def header_lines(state: ConformanceState) -> list[str]:
@@ -57,7 +62,8 @@ def write_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not state.used:
         return
     terminalreporter.section("codex-probe conformance")
-    for line in summary_lines(state.results):
+    head = [] if state.header_written else header_lines(state)
+    for line in [*head, *summary_lines(state.results)]:
         terminalreporter.write_line(line)
 
 
@@ -77,6 +83,8 @@ def write_results(config: pytest.Config) -> None:
     """The --codex-results file: one JSON line per recorded outcome."""
     # No state: configure failed (a usage error) before making it.
     state = config.stash.get(state_key, None)
+    if is_worker(config):
+        return  # the main process gets every outcome and writes them
     if state is not None and state.results_path is not None and state.used:
         state.results_path.write_text(
             "".join(json.dumps(r) + "\n" for r in state.results), encoding="utf-8"

@@ -135,3 +135,63 @@ def test_fake_profile_runs_the_fake_on_that_file_for_its_version(tmp_path: Path)
     assert run.returncode == 0, run.output
     assert run.results["CONF-METHOD-001"]["target"] == "fake-0.120.0", run.output
     assert f"fake profile: {learned / '0.120.0.json'}" in run.output
+
+
+WHERE_CHECKS_RAN = """
+import os
+from conformance.marks import check
+
+def ran(codex_target):
+    with open(os.environ["WHERE_CHECKS_RAN"], "a") as sink:
+        sink.write(f"{codex_target.label} {os.getpid()}\\n")
+
+@check("CONF-METHOD-001")
+def test_one(codex_target):
+    ran(codex_target)
+
+@check("CONF-HANDSHAKE-002")
+def test_two(codex_target):
+    ran(codex_target)
+    raise AssertionError("NEW-BREAK")
+
+@check("CONF-HANDSHAKE-003")
+def test_three(codex_target):
+    ran(codex_target)
+"""
+
+
+@pytest.mark.real  # the fake backend needs the versions' schemas from npm
+def test_on_xdist_workers_a_target_stays_on_one_worker_and_every_outcome_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_checks.py").write_text(WHERE_CHECKS_RAN, encoding="utf-8")
+    where = tmp_path / "where.txt"
+    monkeypatch.setenv("WHERE_CHECKS_RAN", str(where))
+    run = run_pytest(
+        tmp_path, "--codex-backend=fake", "-n", "2", "--dist", "loadgroup", cwd=project
+    )
+    assert run.returncode == 1, run.output
+    workers: dict[str, set[str]] = {}
+    for line in where.read_text().splitlines():
+        label, pid = line.split()
+        workers.setdefault(label, set()).add(pid)
+    assert len(workers) == 2 and all(len(pids) == 1 for pids in workers.values()), workers
+    # The main process shows and writes what the workers ran: both versions, all outcomes.
+    assert "checks: 2 failed, 4 passed" in run.output
+    assert "codex-probe conformance: backends fake" in run.output
+    assert set(run.results) == {"CONF-METHOD-001", "CONF-HANDSHAKE-002", "CONF-HANDSHAKE-003"}
+    assert "NEW-BREAK" in run.message("CONF-HANDSHAKE-002")
+
+
+@pytest.mark.real  # the fake backend needs the versions' schemas from npm
+def test_on_xdist_workers_without_loadgroup_every_check_errors_naming_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "test_checks.py").write_text(CHECKS_FILE, encoding="utf-8")
+    run = run_pytest(tmp_path, "--codex-backend=fake", "-n", "2", cwd=project)
+    assert run.returncode == 1, run.output
+    assert "8 errors" in run.output, run.output
+    assert {result["outcome"] for result in run.results.values()} == {"error"}
+    assert "need --dist loadgroup" in run.message("CONF-METHOD-001")

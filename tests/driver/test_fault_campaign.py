@@ -14,22 +14,26 @@ the count):
                        and reproduces, never a new random draw on an unrelated change.
   fault-campaign-deep  `nox -s fault_campaign`: 3000 random examples, failures kept in
                        the example database and replayed first next time: exploration.
+The examples are shared out over PARTS tests, each drawing its share from a seed of its
+own (derandomized: the part's number): an example mostly waits on the fake (hangs, short
+deadlines), so parts on separate xdist workers overlap those waits.
 A failure prints the schedule and one command that replays it (tests/driver/replay.py).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from hypothesis import event, example, given, settings
+from hypothesis import event, example, given, seed, settings
 
 from fake_appserver.script import load_script
 from harness.dispatcher import StartConfig
@@ -54,12 +58,11 @@ settings.register_profile(
 )
 settings.register_profile("fault-campaign-deep", max_examples=3000, deadline=None)
 PROFILE = os.environ.get("CODEX_PROBE_FAULT_PROFILE", "fault-campaign")
-CAMPAIGN = settings(
-    settings.get_profile(PROFILE),
-    max_examples=int(
-        os.environ.get("CODEX_PROBE_FAULT_EXAMPLES", settings.get_profile(PROFILE).max_examples)
-    ),
+EXAMPLES = int(
+    os.environ.get("CODEX_PROBE_FAULT_EXAMPLES", settings.get_profile(PROFILE).max_examples)
 )
+PARTS = 4
+CAMPAIGN_PART = settings(settings.get_profile(PROFILE), max_examples=math.ceil(EXAMPLES / PARTS))
 
 
 @dataclass
@@ -126,15 +129,15 @@ VANISHED_BEFORE_FIRST_DELIVERY = Schedule(
 )
 
 
-@CAMPAIGN
-@example(schedule=HELD_THEN_SETTLE_TIMES_OUT).via("discovered failure")
-@example(schedule=STEER_RACE_THEN_CRASH).via("discovered failure")
-@example(schedule=TWO_HELD_IN_ONE_BOUNDARY_TURN).via("discovered failure")
-@example(schedule=VANISHED_BEFORE_FIRST_DELIVERY).via("the first-delivery fallback")
-@given(schedule=schedules())
-def test_the_driver_keeps_its_fallback_and_delivery_rules_under_any_fault_schedule(
-    campaign: Campaign, schedule: Schedule
-) -> None:
+PINNED = (
+    (HELD_THEN_SETTLE_TIMES_OUT, "discovered failure"),
+    (STEER_RACE_THEN_CRASH, "discovered failure"),
+    (TWO_HELD_IN_ONE_BOUNDARY_TURN, "discovered failure"),
+    (VANISHED_BEFORE_FIRST_DELIVERY, "the first-delivery fallback"),
+)
+
+
+def keeps_the_rules(campaign: Campaign, schedule: Schedule) -> None:
     folder = campaign.example_folder()
     run = run_example(schedule, folder, campaign.seeds)
     for label in path_labels(run):
@@ -144,6 +147,30 @@ def test_the_driver_keeps_its_fallback_and_delivery_rules_under_any_fault_schedu
         path = save_schedule(schedule, run)
         raise AssertionError(failure_report(schedule, violations, describe(run), path))
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def campaign_part(part: int) -> Callable[..., None]:
+    """Part `part` of the campaign: its share of the examples; the pinned ones run in part 1."""
+
+    def test(campaign: Campaign, schedule: Schedule) -> None:
+        keeps_the_rules(campaign, schedule)
+
+    # Distinct digests: the parts neither share a derandomized draw nor database entries.
+    test._hypothesis_internal_add_digest = f"part {part}".encode()  # type: ignore[attr-defined]
+    test = given(schedule=schedules())(test)
+    if part == 1:
+        for schedule, why in reversed(PINNED):
+            test = example(schedule=schedule).via(why)(test)
+    if CAMPAIGN_PART.derandomize:
+        test = seed(part)(test)  # the same examples on every run, a different draw per part
+    return CAMPAIGN_PART(test)
+
+
+for _part in range(1, PARTS + 1):
+    globals()[
+        f"test_the_driver_keeps_its_fallback_and_delivery_rules_under_any_fault_schedule_{_part}"
+        f"_of_{PARTS}"
+    ] = campaign_part(_part)
 
 
 # ----- the campaign's own machinery ------------------------------------------------------
