@@ -37,7 +37,7 @@ from harness.codex.cache import CACHE_ENV  # noqa: E402
 from harness.codex.install import InstallError, install  # noqa: E402
 from harness.codex.installs import tree_size  # noqa: E402
 from harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
-from probes.release import DEFAULT_JOBS  # noqa: E402
+from probes.jobs import DEFAULT_JOBS  # noqa: E402
 from probes.releases.span import published_range  # noqa: E402
 
 TARGET_S = 20 * 60.0

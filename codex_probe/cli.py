@@ -40,13 +40,21 @@ COMMAND_MODULES = (
 CLOSED_STDOUT = 141
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(words: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of every command, or of the one command the command line `words` starts
+    with.
+
+    A command's module imports what the command runs (pytest, aiohttp, the probes: half a
+    second), so a command line that names one loads that one only; anything else (no
+    command, an unknown one, --help) gets them all, for the list of commands.
+    """
     parser = OneLineErrorParser(
         prog="codex-probe",
         description="Conformance and probe harness for the Codex app-server.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module_name in COMMAND_MODULES:
+    named = f"codex_probe.commands.{words[0].replace('-', '_')}" if words else ""
+    for module_name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:
         import_module(module_name).register(subparsers)
     return parser
 
@@ -62,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     traceback: the rest of the output goes to /dev/null (Python's SIGPIPE advice).
     """
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else argv
+        args = build_parser(words).parse_args(words)
         try:
             exit_code: int = args.handler(args)
         except CommandFailed as failure:

@@ -14,7 +14,6 @@ gives every finding asked for: `broken`, with the reason.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from harness.codex.install import InstallError, UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import ASSUMPTIONS, Assumption
 from probes.findings import FIDELITY_ID_PREFIX, Finding
+from probes.jobs import DEFAULT_JOBS
 from probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
 from probes.learn.profile import LearnedProfile, LearnError, learn_profile
 from probes.learn.reading import Gap
@@ -33,9 +33,6 @@ from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIO_HOMES, SCENARIOS
 from rig.backends import Backend, BackendError, make_backend
 
-# Scenarios mostly wait on the app-server and the wiretap, not on a core: three per core
-# keep the cores busy (measured on 2 cores: learn 0.150.0 in 11.3 s at 6, 13.4 s at 2).
-DEFAULT_JOBS = 3 * (os.cpu_count() or 2)
 ProfileSource = Literal["checked-in", "learned"]
 
 

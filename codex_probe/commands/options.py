@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from probes.release import DEFAULT_JOBS
+from probes.jobs import DEFAULT_JOBS
 
 
 def _whole_number(text: str, least: int, too_small: str) -> int:

@@ -15,7 +15,8 @@ import pytest
 from harness.codex.versions import DEFAULT_CODEX_VERSION
 from probes.files import write_json
 from probes.findings import FIDELITY_ID_PREFIX
-from probes.release import DEFAULT_JOBS, Selection, Subject
+from probes.jobs import DEFAULT_JOBS
+from probes.release import Selection, Subject
 from probes.suite.release_runs import ReleaseRuns
 from probes.suite.table import render_table
 from probes.tally import is_fidelity, tally

@@ -1,0 +1,53 @@
+"""`codex-probe COMMAND` loads that command only: not the pytest, aiohttp and probe code
+the other commands run, which took half a second before any command could start."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from codex_probe.cli import COMMAND_MODULES
+
+LOADED = """
+import json, sys
+from codex_probe.cli import main
+status = main(sys.argv[1:])
+print(json.dumps({"status": status, "modules": sorted(sys.modules)}))
+"""
+
+
+def loaded_by(tmp_path: Path, *words: str) -> tuple[int, list[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, *words],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"CODEX_PROBE_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+    )
+    last = done.stdout.strip().splitlines()[-1]
+    seen = json.loads(last)
+    return seen["status"], seen["modules"]
+
+
+def test_a_command_line_naming_one_command_loads_only_that_command(tmp_path: Path) -> None:
+    status, modules = loaded_by(tmp_path, "cache", "list", "--json")
+    assert status == 0
+    assert set(COMMAND_MODULES) & set(modules) == {"codex_probe.commands.cache"}
+    heavy = {"pytest", "aiohttp", "jsonschema", "probes.release", "rig.wiretap"}
+    assert heavy.isdisjoint(modules), heavy & set(modules)
+
+
+def test_help_still_lists_every_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "codex_probe.cli", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for command in ("install", "probe", "repro", "history", "gate", "schema-diff", "cache"):
+        assert f"    {command} " in done.stdout or f"    {command}\n" in done.stdout, command
