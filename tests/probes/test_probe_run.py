@@ -16,6 +16,7 @@ from fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
 from harness.codex.install import Installation
 from probes.assumptions import ASSUMPTIONS
 from probes.scenarios import SCENARIOS
+from tests.once import made_once
 
 pytestmark = pytest.mark.real
 
@@ -32,11 +33,12 @@ def probe(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory: pytest.TempPathFactory, default_codex: Installation) -> Path:
-    out = tmp_path_factory.mktemp("probe-run")
-    done = probe(out, "--codex", default_codex.version)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    (out / "terminal.txt").write_text(done.stdout)
-    return out
+    def run(out: Path) -> None:
+        done = probe(out, "--codex", default_codex.version)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        (out / "terminal.txt").write_text(done.stdout)
+
+    return made_once(tmp_path_factory, "probe-run", run)
 
 
 def test_the_terminal_reads_as_findings_in_spec_order_not_as_a_failed_test_run(

@@ -22,6 +22,7 @@ from reporting.allure_report import ANALYTICS_HOST
 from reporting.browser import dump_dom
 from reporting.history_link import LINK_NAME
 from tests.cli import codex_probe as run_codex_probe
+from tests.once import made_once
 from tests.reports.conftest import DATA
 
 
@@ -31,17 +32,18 @@ def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def report_dir(probe_like_results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("report")
-    shutil.copytree(probe_like_results, out / "allure-results")
-    shutil.copy(DATA / "verdict.json", out / "verdict.json")
-    (out / "history").mkdir()
-    (out / "history" / "history.html").write_text("<html>the grid</html>")
-    done = codex_probe("report", "--out", str(out), "--screenshot", str(out / "report.png"))
-    assert done.returncode == 0, done.stderr
-    assert re.search(
-        r"report: .*index\.html \(5 results, allure 3\.\d+\.\d+, \d+\.\ds\)", done.stdout
-    ), done.stdout
-    return out
+    def report(out: Path) -> None:
+        shutil.copytree(probe_like_results, out / "allure-results")
+        shutil.copy(DATA / "verdict.json", out / "verdict.json")
+        (out / "history").mkdir()
+        (out / "history" / "history.html").write_text("<html>the grid</html>")
+        done = codex_probe("report", "--out", str(out), "--screenshot", str(out / "report.png"))
+        assert done.returncode == 0, done.stderr
+        assert re.search(
+            r"report: .*index\.html \(5 results, allure 3\.\d+\.\d+, \d+\.\ds\)", done.stdout
+        ), done.stdout
+
+    return made_once(tmp_path_factory, "report", report)
 
 
 def visible_text(dom: str) -> str:
