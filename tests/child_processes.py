@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -172,3 +173,17 @@ def leaked(processes: list[Seen], canaries: list[str]) -> list[str]:
         for entry in one.environ
         if any(canary in entry for canary in canaries)
     ]
+
+
+# execs argv[1:] with SIGINT at its default action: an ignored signal stays ignored across
+# exec, and a CI job started in the background without job control runs with SIGINT
+# ignored, so a child sent Ctrl-C by a test would never see it.
+_SIGINT_RESTORED = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def interruptible(argv: list[str]) -> list[str]:
+    """`argv` run so that a SIGINT sent to it acts, whatever this process inherited."""
+    return [sys.executable, "-c", _SIGINT_RESTORED, *argv]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.codex.install import Installation
+from tests.child_processes import interruptible
 from tests.probes.test_probe_run import children
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
@@ -27,8 +28,9 @@ def test_interrupting_the_lifecycle_check_prints_no_traceback_and_no_replay_line
         "-p", "no:cacheprovider", "-q",
     ]  # fmt: skip
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+        interruptible(command), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while not children(process.pid) and time.monotonic() < deadline:

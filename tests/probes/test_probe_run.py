@@ -16,6 +16,7 @@ from fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
 from harness.codex.install import Installation
 from probes.assumptions import ASSUMPTIONS
 from probes.scenarios import SCENARIOS
+from tests.child_processes import interruptible
 from tests.once import made_once
 
 pytestmark = pytest.mark.real
@@ -238,7 +239,9 @@ def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
         "--jobs",
         "1",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        interruptible(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 60
         while not any(c for c in children(process.pid)) and time.monotonic() < deadline:
