@@ -62,7 +62,7 @@ def ensure_browser(session: nox.Session) -> None:
     )
 
 
-def test_workers() -> int:
+def xdist_workers() -> int:
     """Two xdist workers per core: a test mostly waits (on codex, the fake, a deadline), so
     a second worker per core fills those waits; capped so a big machine starts no crowd."""
     return min(8, 2 * (os.cpu_count() or 1))
@@ -75,7 +75,7 @@ def tests(session: nox.Session) -> None:
     install_project(session)
     ensure_browser(session)
     # loadgroup: a conformance target's tests share a worker (its whole-run checks read it).
-    session.run("pytest", "-n", str(test_workers()), "--dist", "loadgroup", *session.posargs)
+    session.run("pytest", "-n", str(xdist_workers()), "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -130,7 +130,7 @@ def schema_diff(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """The conformance suites, e.g. ./nox -s conformance -- --codex-backend real"""
     install_project(session)
-    workers = ("-n", str(test_workers()), "--dist", "loadgroup")
+    workers = ("-n", str(xdist_workers()), "--dist", "loadgroup")
     session.run("pytest", "conformance", *workers, *session.posargs)
 
 
@@ -148,7 +148,7 @@ def fault_campaign(session: nox.Session) -> None:
         "-k",
         "under_any_fault_schedule",
         "-n",
-        str(test_workers()),
+        str(xdist_workers()),
         "--hypothesis-show-statistics",
         *session.posargs,
         env={"CODEX_PROBE_FAULT_PROFILE": "fault-campaign-deep"},
