@@ -20,6 +20,11 @@ import pytest
 from conformance.state import state_of
 
 
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker (its reports go to the main process)."""
+    return hasattr(config, "workerinput")
+
+
 def target_scope(nodeid: str, labels: list[str]) -> str | None:
     """The label of the target `nodeid` runs on, or None for a test without one.
 

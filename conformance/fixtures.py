@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from conformance.distribution import is_worker
 from conformance.holds import Holds
-from conformance.state import is_worker, state_of
+from conformance.state import state_of
 from conformance.target import Target
 from conformance.wire import WireLog
 from harness.jsonrpc.client import JsonRpcClient

@@ -1,5 +1,9 @@
 """A check's report as the baseline judges it, and its outcome recorded for the summary.
 
+The outcome travels on the report itself: pytest-xdist sends a worker's reports to the
+main process with their attributes, so the outcomes are counted where they are shown,
+whether the tests ran in this process or on workers.
+
 A baselined failure becomes pytest's xfail, a stale entry turns a pass into a failure,
 and every failed check names what it protects.
 """
@@ -10,8 +14,9 @@ import pytest
 
 from conformance.baseline import judge
 from conformance.marks import check_of
-from conformance.state import record_outcome, state_of
-from conformance.target import target_of
+from conformance.registry import ConformanceCheck
+from conformance.state import ConformanceState, state_of
+from conformance.target import Target, target_of
 
 
 def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
@@ -62,3 +67,42 @@ def failure_of(report: pytest.TestReport) -> str:
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
     return message if isinstance(message, str) else report.longreprtext
+
+
+OUTCOME_ATTRIBUTE = "codex_conformance_outcome"
+
+
+def record_outcome(
+    report: pytest.TestReport,
+    check: ConformanceCheck,
+    target: Target,
+    outcome: str,
+    message: str,
+) -> None:
+    setattr(
+        report,
+        OUTCOME_ATTRIBUTE,
+        {
+            "check": check.id,
+            "target": target.label,
+            "backend": target.kind,
+            "version": target.version,
+            "outcome": outcome,
+            "protects": check.protects,
+            "message": message[:4000],
+        },
+    )
+
+
+class OutcomeCollector:
+    """Keeps each check's outcome as its report is logged: in the process that shows the
+    run (with pytest-xdist, the main one, which gets the workers' reports)."""
+
+    def __init__(self, state: ConformanceState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        entry = getattr(report, OUTCOME_ATTRIBUTE, None)
+        if isinstance(entry, dict):
+            self.state.used = True
+            self.state.results.append(entry)

@@ -18,10 +18,10 @@ import pytest
 
 from conformance.distribution import make_scheduler
 from conformance.options import add_options, state_from_options
-from conformance.outcomes import settle
+from conformance.outcomes import OutcomeCollector, settle
 from conformance.registry import MARKER
 from conformance.selection import parametrize_by_target, select_checks
-from conformance.state import ConformanceState, state_key
+from conformance.state import state_key
 from conformance.summary import write_header, write_results, write_summary
 
 # The fixtures are a plugin of their own, loaded with this one (and never imported before
@@ -39,17 +39,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[state_key] = state = state_from_options(config)
     config.pluginmanager.register(OutcomeCollector(state), "codex_probe_outcomes")
-
-
-class OutcomeCollector:
-    """Keeps each check's outcome as its report is logged: in the process that shows the
-    run (with pytest-xdist, the main one, which gets the workers' reports)."""
-
-    def __init__(self, state: ConformanceState) -> None:
-        self.state = state
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.state.keep(report)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from conformance.baseline import ExpectedFailures
-from conformance.registry import ConformanceCheck
 from conformance.target import Target
 from conformance.wire import WireLog
 from rig.backends import Backend, make_backend
@@ -50,46 +49,6 @@ class ConformanceState:
                 self._failures[target] = f"{type(error).__name__}: {error}"
                 raise
         return self._backends[target]
-
-    def keep(self, report: pytest.TestReport) -> None:
-        """Keep the outcome a check's report carries (see `record_outcome`)."""
-        entry = getattr(report, OUTCOME_ATTRIBUTE, None)
-        if isinstance(entry, dict):
-            self.used = True
-            self.results.append(entry)
-
-
-# The report attribute a check's outcome travels in: pytest-xdist sends a worker's reports
-# to the main process with their attributes, so the outcomes are counted where they are
-# shown, whether the tests ran in this process or on workers.
-OUTCOME_ATTRIBUTE = "codex_conformance_outcome"
-
-
-def record_outcome(
-    report: pytest.TestReport,
-    check: ConformanceCheck,
-    target: Target,
-    outcome: str,
-    message: str,
-) -> None:
-    setattr(
-        report,
-        OUTCOME_ATTRIBUTE,
-        {
-            "check": check.id,
-            "target": target.label,
-            "backend": target.kind,
-            "version": target.version,
-            "outcome": outcome,
-            "protects": check.protects,
-            "message": message[:4000],
-        },
-    )
-
-
-def is_worker(config: pytest.Config) -> bool:
-    """Whether this process is a pytest-xdist worker (its reports go to the main process)."""
-    return hasattr(config, "workerinput")
 
 
 state_key = pytest.StashKey[ConformanceState]()

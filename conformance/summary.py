@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from conformance.state import ConformanceState, is_worker, state_key, state_of
+from conformance.distribution import is_worker
+from conformance.state import ConformanceState, state_key, state_of
 from conformance.target import target_of
 from harness.codex.schema import schema_hash
 

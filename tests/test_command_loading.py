@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from codex_probe.cli import COMMAND_MODULES
+from tests.cli import codex_probe
 
 LOADED = """
 import json, sys
@@ -41,13 +42,7 @@ def test_a_command_line_naming_one_command_loads_only_that_command(tmp_path: Pat
 
 
 def test_help_still_lists_every_command() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "codex_probe.cli", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = codex_probe("--help", timeout=120)
     assert done.returncode == 0, done.stderr
     for command in ("install", "probe", "repro", "history", "gate", "schema-diff", "cache"):
         assert f"    {command} " in done.stdout or f"    {command}\n" in done.stdout, command
