@@ -17,7 +17,6 @@ hypothesis's runner (the machine running the example).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -102,7 +101,6 @@ class LifecycleMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.loop = self.config.prestarter.loop
         self.threads: list[ThreadModel] = []
         self.session: Session | None = None
         self.tap: Wiretap | None = None
@@ -112,17 +110,10 @@ class LifecycleMachine(RuleBasedStateMachine):
     # ----- plumbing -----------------------------------------------------------------
 
     def run(self, work: Coroutine[Any, Any, T]) -> T:
-        # A last-resort deadline over the step; each request has its own.
-        step = self.loop.create_task(asyncio.wait_for(work, timeout=self.config.timeout * 4))
-        try:
-            return self.loop.run_until_complete(step)
-        except KeyboardInterrupt:
-            # Ctrl-C: end the step here, while its home still exists, so teardown
-            # finds nothing half-started (no second error chained to the interrupt).
-            step.cancel()
-            with contextlib.suppress(BaseException):
-                self.loop.run_until_complete(step)
-            raise
+        # A last-resort deadline over the step; each request has its own. On Ctrl-C the
+        # step is cancelled and ends here, while its home still exists, so teardown finds
+        # nothing half-started (no second error chained to the interrupt).
+        return self.config.prestarter.run(asyncio.wait_for(work, timeout=self.config.timeout * 4))
 
     @property
     def s(self) -> Session:

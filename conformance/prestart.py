@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from conformance.holds import Holds
 from rig.backends import Backend
 from rig.homes import IsolatedHome
 from rig.session import Session
 from rig.wiretap import Wiretap
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -56,13 +60,21 @@ class Prestarter:
     """Hands out booted sessions, each started while the previous one was in use."""
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, backend: Backend, homes: Path, timeout: float
+        self, runner: asyncio.Runner, backend: Backend, homes: Path, timeout: float
     ) -> None:
-        self.loop = loop
+        self.runner = runner
+        self.loop = runner.get_loop()
         self.backend = backend
         self.homes = homes
         self.timeout = timeout
         self._next: asyncio.Task[Booted] | None = None
+
+    def run(self, work: Coroutine[Any, Any, T]) -> T:
+        """`work` run to its end on the examples' loop. Through asyncio.Runner: a Ctrl-C
+        cancels `work` and then raises KeyboardInterrupt here, instead of landing in
+        whatever task runs at that moment (a wiretap handler, say), whose exception nobody
+        would retrieve."""
+        return self.runner.run(work)
 
     def _start(self) -> asyncio.Task[Booted]:
         return self.loop.create_task(boot(self.backend, self.homes, self.timeout))
@@ -70,7 +82,7 @@ class Prestarter:
     def take(self) -> Booted:
         """The prestarted session (or a new one), and the next one set going."""
         task, self._next = self._next or self._start(), None
-        booted = self.loop.run_until_complete(asyncio.wait_for(task, timeout=self.timeout))
+        booted = self.run(asyncio.wait_for(task, timeout=self.timeout))
         self._next = self._start()
         return booted
 
@@ -80,5 +92,5 @@ class Prestarter:
         if task is None:
             return
         with contextlib.suppress(Exception):
-            booted = self.loop.run_until_complete(asyncio.wait_for(task, timeout=self.timeout))
-            self.loop.run_until_complete(booted.close())
+            booted = self.run(asyncio.wait_for(task, timeout=self.timeout))
+            self.run(booted.close())

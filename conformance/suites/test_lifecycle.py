@@ -81,8 +81,8 @@ def test_random_lifecycles_keep_the_protocol_invariants(
     state = state_of(request.config)
     given = request.config.getoption("hypothesis_seed", default=None)
     used = int(given) if given is not None else random.SystemRandom().randrange(2**32)
-    loop = asyncio.new_event_loop()
-    prestarter = Prestarter(loop, codex_backend, tmp_path, conformance_timeout)
+    runner = asyncio.Runner()
+    prestarter = Prestarter(runner, codex_backend, tmp_path, conformance_timeout)
     machine = make_machine(
         MachineConfig(
             backend=codex_backend,
@@ -116,6 +116,5 @@ def test_random_lifecycles_keep_the_protocol_invariants(
     finally:
         try:
             prestarter.close()
-            loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
-            loop.close()
+            runner.close()
