@@ -214,14 +214,16 @@ class BareServer:
             self.process.stdin.close()
         for signum in (signal.SIGTERM, signal.SIGKILL):
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
+                async with asyncio.timeout(EXIT_GRACE):
+                    await self.process.wait()
                 break
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signum)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)  # helpers must not outlive it
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.process.wait(), EXIT_GRACE)
+            async with asyncio.timeout(EXIT_GRACE):
+                await self.process.wait()
 
 
 async def replay(binary: Path, steps: list[Step], home_options: Mapping[str, Any]) -> None:

@@ -16,7 +16,6 @@ hypothesis's runner (the machine running the example).
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -113,7 +112,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         # A last-resort deadline over the step; each request has its own. On Ctrl-C the
         # step is cancelled and ends here, while its home still exists, so teardown finds
         # nothing half-started (no second error chained to the interrupt).
-        return self.config.prestarter.run(asyncio.wait_for(work, timeout=self.config.timeout * 4))
+        return self.config.prestarter.run(work, timeout=self.config.timeout * 4)
 
     @property
     def s(self) -> Session:

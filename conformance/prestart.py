@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from conformance.holds import Holds
 from rig.backends import Backend
@@ -69,12 +69,12 @@ class Prestarter:
         self.timeout = timeout
         self._next: asyncio.Task[Booted] | None = None
 
-    def run(self, work: Coroutine[Any, Any, T]) -> T:
-        """`work` run to its end on the examples' loop. Through asyncio.Runner: a Ctrl-C
-        cancels `work` and then raises KeyboardInterrupt here, instead of landing in
-        whatever task runs at that moment (a wiretap handler, say), whose exception nobody
-        would retrieve."""
-        return self.runner.run(work)
+    def run(self, work: Awaitable[T], *, timeout: float) -> T:
+        """`work` run to its end on the examples' loop, within `timeout` seconds. Through
+        asyncio.Runner: a Ctrl-C cancels `work` and then raises KeyboardInterrupt here,
+        instead of landing in whatever task runs at that moment (a wiretap handler, say),
+        whose exception nobody would retrieve."""
+        return self.runner.run(_within(work, timeout))
 
     def _start(self) -> asyncio.Task[Booted]:
         return self.loop.create_task(boot(self.backend, self.homes, self.timeout))
@@ -82,7 +82,7 @@ class Prestarter:
     def take(self) -> Booted:
         """The prestarted session (or a new one), and the next one set going."""
         task, self._next = self._next or self._start(), None
-        booted = self.run(asyncio.wait_for(task, timeout=self.timeout))
+        booted = self.run(task, timeout=self.timeout)
         self._next = self._start()
         return booted
 
@@ -92,5 +92,13 @@ class Prestarter:
         if task is None:
             return
         with contextlib.suppress(Exception):
-            booted = self.run(asyncio.wait_for(task, timeout=self.timeout))
-            self.run(booted.close())
+            booted = self.run(task, timeout=self.timeout)
+            self.run(booted.close(), timeout=self.timeout)
+
+
+async def _within(work: Awaitable[T], seconds: float) -> T:
+    # asyncio.timeout, not wait_for: on Python 3.11, wait_for returns its work's result when
+    # a cancellation arrives just as that work finishes (cpython gh-86296), and the Ctrl-C
+    # that asked for it is lost.
+    async with asyncio.timeout(seconds):
+        return await work

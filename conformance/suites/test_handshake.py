@@ -61,7 +61,8 @@ async def test_closing_stdin_ends_the_server_with_exit_code_zero(
     process = client.server.process
     client.server.stdin.close()
     try:
-        await asyncio.wait_for(process.wait(), timeout=EXIT_GRACE_S)
+        async with asyncio.timeout(EXIT_GRACE_S):
+            await process.wait()
     except TimeoutError:
         raise AssertionError(
             f"the server was still running {EXIT_GRACE_S:g}s after its stdin closed"

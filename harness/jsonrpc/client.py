@@ -409,7 +409,8 @@ class JsonRpcClient:
         # stdout closed: the process is exiting (or closed stdout). Give it a moment to
         # report an exit code, then fail everything still pending at once.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.server.process.wait(), timeout=0.5)
+            async with asyncio.timeout(0.5):
+                await self.server.process.wait()
         self._fail_everything()
 
     def _fail_everything(self) -> None:
@@ -459,4 +460,5 @@ class JsonRpcClient:
                 # Not CancelledError: gather returns its cancelled tasks' errors, so one raised
                 # here is the caller's cancellation (a Ctrl-C), which must go on.
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 1.0)
+                    async with asyncio.timeout(1.0):
+                        await asyncio.gather(*tasks, return_exceptions=True)

@@ -244,7 +244,8 @@ class ServerProcess:
 
     async def _exited_within(self, seconds: float) -> bool:
         try:
-            await asyncio.wait_for(self.process.wait(), timeout=seconds)
+            async with asyncio.timeout(seconds):
+                await self.process.wait()
         except TimeoutError:
             return False
         return True
@@ -254,7 +255,8 @@ class ServerProcess:
 
     async def _finish_stderr(self) -> None:
         try:
-            await asyncio.wait_for(asyncio.shield(self._stderr_task), timeout=1.0)
+            async with asyncio.timeout(1.0):
+                await asyncio.shield(self._stderr_task)
         except TimeoutError:
             self._stderr_task.cancel()
         except asyncio.CancelledError:

@@ -184,4 +184,5 @@ async def test_0_120_answers_an_idle_interrupt_once_a_later_turn_of_its_thread_i
     held = await hold_a_turn(fake, client, thread_id)
     assert not idle.done(), "starting a turn answered it"
     assert await client.request("turn/interrupt", {"threadId": thread_id, "turnId": held}) == {}
-    assert await asyncio.wait_for(idle, timeout=5) == {}
+    async with asyncio.timeout(5):
+        assert await idle == {}

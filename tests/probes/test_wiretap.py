@@ -195,7 +195,8 @@ async def test_closing_the_wiretap_cuts_a_pending_delay_short() -> None:
         started = time.monotonic()
         await tap.close()
         assert time.monotonic() - started < 5
-        await asyncio.wait_for(asyncio.gather(pending, return_exceptions=True), timeout=5)
+        async with asyncio.timeout(5):
+            await asyncio.gather(pending, return_exceptions=True)
 
 
 async def test_unary_compact_endpoint_answers_output_with_one_compaction_item() -> None:
@@ -298,7 +299,8 @@ async def test_an_answer_held_until_released_goes_on_when_released_not_at_its_de
         done, _ = await asyncio.wait({rest}, timeout=0.2)
         assert not done, "the held answer went on before it was released"
         tap.release_held()
-        text = (await asyncio.wait_for(rest, timeout=10)).decode()
+        async with asyncio.timeout(10):
+            text = (await rest).decode()
     assert '"text": "late"' in text or '"text":"late"' in text
 
 
@@ -314,4 +316,5 @@ async def test_a_release_before_a_request_arrives_does_not_let_that_answer_go() 
             done, _ = await asyncio.wait({rest}, timeout=0.2)
             assert not done, "a release that came before the request let its answer go"
             tap.release_held()
-            await asyncio.wait_for(rest, timeout=10)
+            async with asyncio.timeout(10):
+                await rest

@@ -264,7 +264,8 @@ async def test_a_request_pending_when_the_client_closes_fails_as_the_server_exit
     await asyncio.sleep(0.1)
     await client.close(grace=0.5)
     with pytest.raises(ServerExited):
-        await asyncio.wait_for(waiting, timeout=5)
+        async with asyncio.timeout(5):
+            await waiting
 
 
 async def test_requests_with_different_deadlines_each_time_out_at_their_own(

@@ -1,0 +1,43 @@
+"""The lifecycle check's steps: each within its deadline, and a Ctrl-C never lost."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.prestart import Prestarter
+from rig.backends import Backend
+
+
+@pytest.fixture
+def prestarter(tmp_path: Path) -> Iterator[Prestarter]:
+    # run() never starts a process: the backend is only named.
+    backend = Backend(kind="fake", version="0.171.0", binary=tmp_path / "codex", schema_folder=None)
+    with asyncio.Runner() as runner:
+        yield Prestarter(runner, backend, tmp_path, timeout=5.0)
+
+
+def test_a_ctrl_c_that_arrives_as_a_step_finishes_still_interrupts_the_check(
+    prestarter: Prestarter,
+) -> None:
+    # asyncio.Runner turns SIGINT into cancelling the step only under Python's own handler.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+    async def step() -> str:
+        # The Ctrl-C lands after the step's work is done and before the step returns: the
+        # moment where Python 3.11's asyncio.wait_for hands back the result instead.
+        asyncio.get_running_loop().call_soon(signal.raise_signal, signal.SIGINT)
+        return "done"
+
+    with pytest.raises(KeyboardInterrupt):
+        prestarter.run(step(), timeout=5.0)
+
+
+def test_a_step_past_its_deadline_ends_in_a_timeout(prestarter: Prestarter) -> None:
+    with pytest.raises(TimeoutError):
+        prestarter.run(asyncio.sleep(10), timeout=0.05)
+    assert prestarter.run(asyncio.sleep(0, result="next"), timeout=1.0) == "next"
