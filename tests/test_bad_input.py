@@ -118,6 +118,27 @@ def test_drive_refuses_a_turn_timeout_that_is_not_a_positive_finite_number(
     assert files_under(tmp_path) == set()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bisect", "base-developer-placement", "--good", "0.120.0", "--bad", "0.171.0"],
+        ["history", "--from", "0.120.0", "--to", "0.171.0"],
+    ],
+)
+@pytest.mark.parametrize(
+    ("value", "problem"), [("0", "0 is less than 1"), ("all", "'all' is not a whole number")]
+)
+def test_history_and_bisect_refuse_to_keep_fewer_than_one_install(
+    tmp_path: Path, command: list[str], value: str, problem: str
+) -> None:
+    # Refused before any release is looked up or installed: nothing is written.
+    done = codex_probe(*command, "--keep-installs", value, cwd=tmp_path)
+    assert_one_line_usage_error(
+        done, f"codex-probe {command[0]}: argument --keep-installs: {problem}"
+    )
+    assert files_under(tmp_path) == set()
+
+
 def test_every_usage_error_of_codex_probe_is_one_line_without_the_usage_text() -> None:
     done = codex_probe("drive", "--backend", "fake")
     assert_one_line_usage_error(

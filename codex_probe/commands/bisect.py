@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.failures import INSTALL_FAILURES
-from codex_probe.commands.options import add_jobs_option, positive_int
+from codex_probe.commands.options import add_jobs_option, add_keep_installs_option
 from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
 from probes.assumptions import BY_ID
@@ -24,7 +24,6 @@ from probes.releases.span import RangeError, published_range
 # Exit codes: 0 one boundary found; 1 no change, or a history that changes more than once;
 # 2 usage; 3 probes broke where the boundary lies.
 CHANGES_NOT_ONCE, USAGE, UNRESOLVED = 1, 2, 3
-DEFAULT_KEEP_INSTALLS = 3
 
 
 class UnknownObservedKey(LookupError):
@@ -50,14 +49,7 @@ def register(subparsers: Any) -> None:
         help="compare this observed value instead of the verdict (e.g. base_at)",
     )
     add_jobs_option(parser)
-    parser.add_argument(
-        "--keep-installs",
-        type=positive_int,
-        default=DEFAULT_KEEP_INSTALLS,
-        metavar="N",
-        help="installs this run keeps on disk at once; older ones it made are removed "
-        f"(default {DEFAULT_KEEP_INSTALLS}; installs made before the run are never removed)",
-    )
+    add_keep_installs_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.commands.layout import HISTORY
-from codex_probe.commands.options import add_jobs_option, positive_int
+from codex_probe.commands.options import add_jobs_option, add_keep_installs_option
 from codex_probe.commands.output import output_problem
 from harness.codex.install import UnknownVersionError
 from harness.codex.npm import NpmError
@@ -31,7 +31,6 @@ from probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
 # Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
 # 130 interrupted (what finished is kept: run it again to resume).
 USAGE, BROKEN, INTERRUPTED = 2, 3, 130
-DEFAULT_KEEP_INSTALLS = 3
 
 
 def register(subparsers: Any) -> None:
@@ -54,14 +53,7 @@ def register(subparsers: Any) -> None:
         metavar="K/N",
         help="probe only every N-th release from the K-th (one CI job per shard)",
     )
-    parser.add_argument(
-        "--keep-installs",
-        type=positive_int,
-        default=DEFAULT_KEEP_INSTALLS,
-        metavar="N",
-        help="installs this run keeps on disk at once; older ones it made are removed "
-        f"(default {DEFAULT_KEEP_INSTALLS}; installs made before the run are never removed)",
-    )
+    add_keep_installs_option(parser)
     parser.add_argument(
         "--fresh", action="store_true", help="probe every release again, even if recorded"
     )

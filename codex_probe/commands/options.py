@@ -7,6 +7,9 @@ from typing import Any
 
 from probes.jobs import DEFAULT_JOBS
 
+# Releases a history or bisect run keeps installed at once (each is ~424 MB).
+DEFAULT_KEEP_INSTALLS = 3
+
 
 def _whole_number(text: str, least: int, too_small: str) -> int:
     try:
@@ -35,4 +38,16 @@ def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:
         type=positive_int,
         default=DEFAULT_JOBS,
         help=f"{what} (default {DEFAULT_JOBS})",
+    )
+
+
+def add_keep_installs_option(parser: Any) -> None:
+    """--keep-installs N: how many of the installs a run makes stay on disk at once."""
+    parser.add_argument(
+        "--keep-installs",
+        type=positive_int,
+        default=DEFAULT_KEEP_INSTALLS,
+        metavar="N",
+        help="installs this run keeps on disk at once; older ones it made are removed "
+        f"(default {DEFAULT_KEEP_INSTALLS}; installs made before the run are never removed)",
     )
