@@ -35,6 +35,7 @@ from probes.scenario import Observation
 from probes.scenarios import SCENARIOS
 from rig.backends import make_backend
 from tests.fake.conftest import copy_profile, edit
+from tests.once import computed_once
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -60,9 +61,16 @@ def installed() -> list[Installation]:
     return found
 
 
-@pytest.fixture(scope="module")
-def fake_observations(installed: list[Installation]) -> dict[str, dict[str, Observation]]:
-    return {i.version: observe("fake", i.version) for i in installed}
+@pytest.fixture
+def fake_observations(
+    installed: list[Installation], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, Observation]]:
+    """Every scenario on the fake of each version: run once per test run, a copy per test."""
+    return computed_once(
+        tmp_path_factory,
+        "learn-fake-observations",
+        lambda: {i.version: observe("fake", i.version) for i in installed},
+    )
 
 
 def without_evidence(document: Any) -> Any:

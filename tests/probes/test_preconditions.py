@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import subprocess
 import sys
@@ -22,19 +21,26 @@ from probes.preconditions import unmet_preconditions
 from probes.release import run_scenarios
 from probes.scenario import Observation
 from rig.backends import make_backend
+from tests.once import computed_once
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
 
-@pytest.fixture(scope="module")
-def observed(default_codex: Installation) -> dict[str, Observation]:
+@pytest.fixture
+def observed(
+    default_codex: Installation, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Observation]:
+    """Two scenarios on the fake: run once per test run, a copy per test."""
     backend = make_backend("fake", DEFAULT_CODEX_VERSION)
 
     async def run() -> dict[str, ScenarioOutcome]:
         return await run_scenarios(backend, ["compaction", "resume-cold"], asyncio.Semaphore(2))
 
-    outcomes = asyncio.run(run())
-    return {n: o.observation for n, o in outcomes.items() if o.observation is not None}
+    def observations() -> dict[str, Observation]:
+        outcomes = asyncio.run(run())
+        return {n: o.observation for n, o in outcomes.items() if o.observation is not None}
+
+    return computed_once(tmp_path_factory, "preconditions-observed", observations)
 
 
 def judged(assumption_id: str, observation: Observation) -> tuple[Verdict, list[str]]:
@@ -55,7 +61,7 @@ def test_a_run_whose_events_all_happened_meets_every_precondition(
 def test_a_compaction_that_asked_the_model_nothing_makes_the_finding_broken(
     observed: dict[str, Observation],
 ) -> None:
-    observation = copy.deepcopy(observed["compaction"])
+    observation = observed["compaction"]  # this test's own copy
     next(s for s in observation.steps if s.label == "compact").requests = []
     verdict, evidence = judged("compaction-keeps-instructions", observation)
     assert verdict is Verdict.BROKEN
@@ -67,7 +73,7 @@ def test_a_compaction_that_asked_the_model_nothing_makes_the_finding_broken(
 def test_a_turn_that_did_not_complete_makes_the_finding_broken(
     observed: dict[str, Observation],
 ) -> None:
-    observation = copy.deepcopy(observed["compaction"])
+    observation = observed["compaction"]  # this test's own copy
     turn = next(s for s in observation.steps if s.label == "turn-2")
     turn.result["turn/completed"]["turn"]["status"] = "failed"
     verdict, evidence = judged("compaction-keeps-instructions", observation)
@@ -78,7 +84,7 @@ def test_a_turn_that_did_not_complete_makes_the_finding_broken(
 def test_a_restart_that_kept_the_same_process_makes_the_finding_broken(
     observed: dict[str, Observation],
 ) -> None:
-    observation = copy.deepcopy(observed["resume-cold"])
+    observation = observed["resume-cold"]  # this test's own copy
     restart = next(s for s in observation.steps if s.name == "restart" and s.result.get("previous"))
     restart.result["pid"] = restart.result["previous"]["pid"]
     verdict, evidence = judged("resume-refresh-cold", observation)
@@ -91,7 +97,7 @@ def test_a_restart_that_kept_the_same_process_makes_the_finding_broken(
 def test_a_restart_whose_old_process_still_ran_makes_the_finding_broken(
     observed: dict[str, Observation],
 ) -> None:
-    observation = copy.deepcopy(observed["resume-cold"])
+    observation = observed["resume-cold"]  # this test's own copy
     restart = next(s for s in observation.steps if s.name == "restart" and s.result.get("previous"))
     restart.result["previous"]["returncode"] = None
     verdict, evidence = judged("resume-refresh-cold", observation)

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.once import made_once
+
 DATA = Path(__file__).parent / "data"
 # (verdict, required) per version and assumption id: the shape every gate test starts from.
 Spec = dict[str, dict[str, tuple[str, bool]]]
@@ -54,33 +56,36 @@ def make_verdict(tmp_path: Path) -> MakeVerdict:
 
 @pytest.fixture(scope="session")
 def probe_like_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Real allure-pytest results of findings reported the way the probes report them."""
-    work = tmp_path_factory.mktemp("probe-like")
-    shutil.copy(DATA / "findings_as_tests.py", work / "findings_as_tests.py")
-    (work / "pytest.ini").write_text("[pytest]\n")
-    results = work / "allure-results"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(work),
-            "-c",
-            str(work / "pytest.ini"),
-            "--alluredir",
-            str(results),
-            str(work / "findings_as_tests.py"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=work,
-    )
-    assert done.returncode == 1, done.stdout + done.stderr  # 1: some findings fail, as meant
-    assert len(list(results.glob("*-result.json"))) == 5, done.stdout
-    return results
+    """Real allure-pytest results of findings reported the way the probes report them
+    (made once per test run; the tests copy them before they change anything)."""
+
+    def make(work: Path) -> None:
+        shutil.copy(DATA / "findings_as_tests.py", work / "findings_as_tests.py")
+        (work / "pytest.ini").write_text("[pytest]\n")
+        results = work / "allure-results"
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--rootdir",
+                str(work),
+                "-c",
+                str(work / "pytest.ini"),
+                "--alluredir",
+                str(results),
+                str(work / "findings_as_tests.py"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            cwd=work,
+        )
+        assert done.returncode == 1, done.stdout + done.stderr  # 1: some findings fail, as meant
+        assert len(list(results.glob("*-result.json"))) == 5, done.stdout
+
+    return made_once(tmp_path_factory, "probe-like", make) / "allure-results"

@@ -17,6 +17,7 @@ from probes.repro.bundle import write_bundle
 from probes.repro.readings import READINGS, describe, vocabulary
 from probes.repro.script.main import outcome as bundled_outcome
 from rig.backends import make_backend
+from tests.once import computed_once
 from tests.probes.repro.bundles import scenario_outcome
 
 SCENARIOS_READ = sorted({assumption.scenario for assumption in ASSUMPTIONS})
@@ -36,24 +37,26 @@ def test_every_reading_can_be_said_in_words() -> None:
             assert describe(expression).strip()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def fake_runs(
     default_codex: Installation, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[tuple[str, str], ScenarioOutcome]:
-    """Every scenario an assumption reads, on the fake of each default version."""
-    work = tmp_path_factory.mktemp("fake-runs")
-    limit = asyncio.Semaphore(4)
+    """Every scenario an assumption reads, on the fake of each default version: run once per
+    test run, a copy per test."""
 
-    async def one(version: str, scenario: str) -> tuple[tuple[str, str], ScenarioOutcome]:
+    async def one(
+        version: str, scenario: str, work: Path, limit: asyncio.Semaphore
+    ) -> tuple[tuple[str, str], ScenarioOutcome]:
         async with limit:
             backend = make_backend("fake", version)
             return (version, scenario), await scenario_outcome(backend, scenario, work)
 
     async def every() -> list[tuple[tuple[str, str], ScenarioOutcome]]:
-        runs = [one(v, s) for v in DEFAULT_MATRIX for s in SCENARIOS_READ]
+        work, limit = tmp_path_factory.mktemp("fake-runs"), asyncio.Semaphore(4)
+        runs = [one(v, s, work, limit) for v in DEFAULT_MATRIX for s in SCENARIOS_READ]
         return await asyncio.gather(*runs)
 
-    return dict(asyncio.run(every()))
+    return computed_once(tmp_path_factory, "readings-fake-runs", lambda: dict(asyncio.run(every())))
 
 
 @pytest.mark.real  # the fake reads its schema from the installed release
