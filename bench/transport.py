@@ -7,14 +7,17 @@ Each client gets its own codex app-server on one isolated home and wiretap, star
 sealed with the same argv and environment. A round times, in turn: `--requests`
 sequential `thread/loaded/list` round trips on the harness client, the same on the
 SDK's client (its untyped request path, `_request_raw`: the answer as JSON, as ours
-gives it, with no pydantic model built), and `--inflight-requests` on the harness client
-with `--inflight` of them in flight at once. The rounds interleave (A, B, C, A, B,
-C...), so load on a shared machine falls on both clients alike; the figures are medians
-over the rounds. The rounds run on --servers fresh pairs of codex processes in turn,
-since one process's speed varies from one start to the next.
+gives it, with no pydantic model built), and `--inflight-requests` with `--inflight` of
+them in flight at once on the harness client and on a bare pipe: a third codex whose
+client only writes the requests and counts the answer lines (no JSON decoded, no id
+matched), which shows what codex itself can answer on this machine. The rounds
+interleave (A, B, C, D, A, B...), so load on a shared machine falls on all alike; the
+figures are medians over the rounds. The rounds run on --servers fresh sets of codex
+processes in turn, since one process's speed varies from one start to the next.
 
 --json prints one object: `harness_over_sdk_sequential` (harness round trips per second
-divided by the SDK's, the median of the per-round ratios) and `inflight_100_req_s`.
+divided by the SDK's, the median of the per-round ratios), `inflight_100_req_s`, and the
+bare pipe's `codex_ceiling_inflight_100_req_s` with `harness_over_ceiling_inflight`.
 Exits 2 when the SDK or codex-cli is missing: no peer, no ratio.
 """
 
@@ -25,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import statistics
 import sys
 import time
@@ -46,6 +50,8 @@ from rig.homes import IsolatedHome  # noqa: E402
 from rig.wiretap import Wiretap  # noqa: E402
 
 METHOD = "thread/loaded/list"
+CLIENT_INFO = {"name": "codex-probe-bench", "version": "0"}
+ANSWER = b'{"id":'  # how codex begins a line that answers a request
 NO_PEER = 2
 
 
@@ -55,6 +61,7 @@ class Figures:
     sdk_s: list[float] = field(default_factory=list)
     ratios: list[float] = field(default_factory=list)  # harness req/s over SDK req/s, per round
     inflight_req_s: list[float] = field(default_factory=list)
+    ceiling_req_s: list[float] = field(default_factory=list)  # the bare pipe, in flight
 
 
 @contextlib.contextmanager
@@ -99,6 +106,80 @@ async def harness_inflight(client: JsonRpcClient, count: int, inflight: int) -> 
     return each * inflight / (time.perf_counter() - started)
 
 
+class BarePipe:
+    """A codex app-server fed through its pipes by a client that does nearly nothing: it
+    writes prepared request lines and counts the lines that answer one (`{"id":...`)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 1
+
+    @classmethod
+    async def start(cls, argv: list[str], env: Mapping[str, str], cwd: Path) -> BarePipe:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+            limit=2**24,
+        )
+        pipe = cls(process)
+        hello = {"id": 0, "method": "initialize", "params": {"clientInfo": CLIENT_INFO}}
+        pipe.stdin.write(json.dumps(hello).encode() + b"\n")
+        while not (await pipe.stdout.readline()).startswith(ANSWER):
+            pass  # notifications before the answer
+        pipe.stdin.write(b'{"method":"initialized"}\n')
+        return pipe
+
+    @property
+    def stdin(self) -> asyncio.StreamWriter:
+        assert self.process.stdin is not None
+        return self.process.stdin
+
+    @property
+    def stdout(self) -> asyncio.StreamReader:
+        assert self.process.stdout is not None
+        return self.process.stdout
+
+    async def inflight(self, count: int, inflight: int) -> float:
+        """Requests per second with `inflight` of them unanswered at any time."""
+        first = self.next_id
+        self.next_id += count
+        lines = [
+            b'{"id":%d,"method":"%s","params":{}}\n' % (first + n, METHOD.encode())
+            for n in range(count)
+        ]
+        started = time.perf_counter()
+        self.stdin.write(b"".join(lines[:inflight]))
+        sent, answered, partial = min(inflight, count), 0, b""
+        while answered < count:
+            chunk = await self.stdout.read(2**16)
+            if not chunk:
+                raise EOFError("codex closed its stdout")
+            *complete, partial = (partial + chunk).split(b"\n")
+            new = sum(1 for line in complete if line.startswith(ANSWER))
+            answered += new
+            if sent < count and new:
+                more = min(new, count - sent)
+                self.stdin.write(b"".join(lines[sent : sent + more]))
+                sent += more
+        return count / (time.perf_counter() - started)
+
+    async def close(self) -> None:
+        with contextlib.suppress(OSError, RuntimeError):
+            self.stdin.close()
+        try:
+            async with asyncio.timeout(5):
+                await self.process.wait()
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            await self.process.wait()
+
+
 async def measure(binary: Path, args: argparse.Namespace, sdk_classes: Any) -> Figures:
     figures = Figures()
     for _ in range(args.servers):
@@ -120,6 +201,7 @@ async def measure_on_fresh_servers(
             argv, _ = seal_launch(app_server_argv(binary), cwd=home.workdir)
             config = codex_config_class(launch_args_override=tuple(argv), cwd=str(home.workdir))
             sdk = codex_client_class(config)
+            bare = await BarePipe.start(argv, env, home.workdir)
             try:
                 with process_environment(env):
                     sdk.start()
@@ -128,6 +210,7 @@ async def measure_on_fresh_servers(
                 await harness_sequential(harness, 50)
                 sdk_sequential(sdk, 50)
                 await harness_inflight(harness, args.inflight, args.inflight)
+                await bare.inflight(args.inflight, args.inflight)
                 for _ in range(args.rounds):
                     ours = await harness_sequential(harness, args.requests)
                     theirs = sdk_sequential(sdk, args.requests)
@@ -137,9 +220,13 @@ async def measure_on_fresh_servers(
                     figures.inflight_req_s.append(
                         await harness_inflight(harness, args.inflight_requests, args.inflight)
                     )
+                    figures.ceiling_req_s.append(
+                        await bare.inflight(args.inflight_requests, args.inflight)
+                    )
             finally:
                 sdk.close()
                 await harness.close()
+                await bare.close()
 
 
 def load_sdk() -> Any:
@@ -185,12 +272,15 @@ def report(args: argparse.Namespace, figures: Figures) -> None:
 
     ratio = statistics.median(figures.ratios)
     inflight = statistics.median(figures.inflight_req_s)
+    ceiling = statistics.median(figures.ceiling_req_s)
     if args.json:
         print(
             json.dumps(
                 {
                     "harness_over_sdk_sequential": round(ratio, 3),
                     f"inflight_{args.inflight}_req_s": round(inflight),
+                    f"codex_ceiling_inflight_{args.inflight}_req_s": round(ceiling),
+                    "harness_over_ceiling_inflight": round(inflight / ceiling, 3),
                     "harness_sequential_us": round(statistics.median(figures.harness_s) * 1e6, 1),
                     "sdk_sequential_us": round(statistics.median(figures.sdk_s) * 1e6, 1),
                     "codex": args.codex,
@@ -211,6 +301,11 @@ def report(args: argparse.Namespace, figures: Figures) -> None:
         print(f"{name:16s} sequential: {per * 1e6:7.1f} us per round trip, {1 / per:7.0f} req/s")
     print(f"harness / SDK    sequential: {ratio:.2f}x (median of per-round ratios)")
     print(f"harness client   {args.inflight} in flight: {inflight:7.0f} req/s")
+    print(
+        f"bare pipe        {args.inflight} in flight: {ceiling:7.0f} req/s "
+        f"(what codex answers a client that only writes and counts; harness at "
+        f"{inflight / ceiling:.2f}x of it)"
+    )
 
 
 if __name__ == "__main__":
