@@ -52,6 +52,8 @@ from rig.wiretap import Wiretap  # noqa: E402
 METHOD = "thread/loaded/list"
 CLIENT_INFO = {"name": "codex-probe-bench", "version": "0"}
 ANSWER = b'{"id":'  # how codex begins a line that answers a request
+HANDSHAKE_TIMEOUT = 60.0
+EXIT_GRACE = 5.0
 NO_PEER = 2
 
 
@@ -127,12 +129,21 @@ class BarePipe:
             limit=2**24,
         )
         pipe = cls(process)
-        hello = {"id": 0, "method": "initialize", "params": {"clientInfo": CLIENT_INFO}}
-        pipe.stdin.write(json.dumps(hello).encode() + b"\n")
-        while not (await pipe.stdout.readline()).startswith(ANSWER):
-            pass  # notifications before the answer
-        pipe.stdin.write(b'{"method":"initialized"}\n')
+        try:
+            await pipe._initialize()
+        except BaseException:
+            await pipe.close()
+            raise
         return pipe
+
+    async def _initialize(self) -> None:
+        hello = {"id": 0, "method": "initialize", "params": {"clientInfo": CLIENT_INFO}}
+        self.stdin.write(json.dumps(hello).encode() + b"\n")
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+            while not (line := await self.stdout.readline()).startswith(ANSWER):
+                if not line:
+                    raise EOFError("codex closed its stdout before answering initialize")
+        self.stdin.write(b'{"method":"initialized"}\n')
 
     @property
     def stdin(self) -> asyncio.StreamWriter:
@@ -169,15 +180,15 @@ class BarePipe:
         return count / (time.perf_counter() - started)
 
     async def close(self) -> None:
+        """Close stdin and wait; then SIGKILL the group (codex's helpers must not outlive it)."""
         with contextlib.suppress(OSError, RuntimeError):
             self.stdin.close()
-        try:
-            async with asyncio.timeout(5):
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EXIT_GRACE):
                 await self.process.wait()
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            await self.process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        await self.process.wait()
 
 
 async def measure(binary: Path, args: argparse.Namespace, sdk_classes: Any) -> Figures:
@@ -201,8 +212,9 @@ async def measure_on_fresh_servers(
             argv, _ = seal_launch(app_server_argv(binary), cwd=home.workdir)
             config = codex_config_class(launch_args_override=tuple(argv), cwd=str(home.workdir))
             sdk = codex_client_class(config)
-            bare = await BarePipe.start(argv, env, home.workdir)
+            bare: BarePipe | None = None
             try:
+                bare = await BarePipe.start(argv, env, home.workdir)
                 with process_environment(env):
                     sdk.start()
                 sdk.initialize()
@@ -226,7 +238,8 @@ async def measure_on_fresh_servers(
             finally:
                 sdk.close()
                 await harness.close()
-                await bare.close()
+                if bare is not None:
+                    await bare.close()
 
 
 def load_sdk() -> Any:
