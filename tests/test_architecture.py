@@ -8,6 +8,7 @@ packages below it; tests/ and bench/ may import anything and nothing imports the
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -31,11 +32,18 @@ SHIPPED = tuple(MAY_IMPORT)
 OURS = (*SHIPPED, "tests", "bench")
 
 
-def python_files() -> list[Path]:
+@functools.cache
+def python_files() -> tuple[Path, ...]:
     listed = subprocess.run(
         ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
-    return [ROOT / name for name in listed]
+    return tuple(ROOT / name for name in listed)
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The file's syntax tree: each file is parsed once for all of these tests."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def module_name(path: Path) -> str:
@@ -47,7 +55,7 @@ def module_name(path: Path) -> str:
 
 def imported_modules(path: Path) -> Iterator[str]:
     """Every module of ours that `path` imports, at module level or inside a function."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parsed(path)
     package = module_name(path).rsplit(".", 1)[0]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -112,7 +120,7 @@ def definitions(kind: type[ast.FunctionDef | ast.ClassDef], name_of: str) -> lis
     """Where a function or class called `name_of` is defined, as path:line."""
     places = []
     for path in python_files():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, kind) and node.name == name_of:
                 places.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     return places
@@ -157,7 +165,7 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
     for path in python_files():
         if module_name(path).split(".")[0] not in SHIPPED:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ClassDef):
                 calls = [
                     call
