@@ -203,7 +203,7 @@ async def measure_on_fresh_servers(
 ) -> None:
     """Rounds on a new codex for each client: how fast one process answers varies from
     one start to the next (thread placement, the machine's other load), so the rounds are
-    spread over several starts instead of resting on one pair."""
+    spread over several starts instead of resting on one set."""
     codex_client_class, codex_config_class = sdk_classes
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url) as home:
@@ -255,8 +255,8 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION)
-    parser.add_argument("--servers", type=int, default=3, help="fresh codex pairs, in turn")
-    parser.add_argument("--rounds", type=int, default=7, help="per pair of servers")
+    parser.add_argument("--servers", type=int, default=3, help="fresh sets of servers, in turn")
+    parser.add_argument("--rounds", type=int, default=7, help="per set of servers")
     parser.add_argument("--requests", type=int, default=300, help="sequential, per round")
     parser.add_argument("--inflight", type=int, default=100)
     parser.add_argument("--inflight-requests", type=int, default=5000, help="per round")
@@ -307,7 +307,7 @@ def report(args: argparse.Namespace, figures: Figures) -> None:
     print(f"machine: {describe()}")
     print(
         f"codex-cli {args.codex} app-server, {METHOD}; openai-codex {sdk_version}; "
-        f"{args.rounds} interleaved rounds on each of {args.servers} fresh pairs, medians"
+        f"{args.rounds} interleaved rounds on each of {args.servers} fresh sets of servers, medians"
     )
     for name, values in (("harness client", figures.harness_s), ("SDK CodexClient", figures.sdk_s)):
         per = statistics.median(values)
