@@ -281,4 +281,6 @@ async def test_requests_with_different_deadlines_each_time_out_at_their_own(
     assert not late.done(), "the later deadline must not fire with the earlier one"
     with pytest.raises(RequestTimeout) as second:
         await late
-    assert 0.2 <= first.value.elapsed < 1.0 <= second.value.elapsed
+    # Lower bounds only: a deadline never fires early, but a busy machine may run it late.
+    assert 0.2 <= first.value.elapsed < second.value.elapsed
+    assert second.value.elapsed >= 1.0
