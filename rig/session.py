@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.driver.params import start_turn_params, steer_turn_params
 from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import ServerError
+from harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from harness.jsonrpc.framing import Notification
 from harness.jsonrpc.transcript import Direction, Transcript, TranscriptEntry
 from rig.backends import Backend
@@ -28,6 +29,8 @@ from rig.homes import IsolatedHome
 from rig.wiretap import Wiretap
 
 DEFAULT_TIMEOUT = 30.0
+# How much of what was said a deadline that ran out recounts.
+RECOUNTED = 8
 
 
 def thread_of(note: Notification) -> Any:
@@ -147,7 +150,8 @@ class Session:
     async def request(
         self, method: str, params: Any = None, *, timeout: float | None = None
     ) -> Any:
-        return await self.client.request(method, params, timeout=timeout or self.timeout)
+        with self.recounted_on_timeout():
+            return await self.client.request(method, params, timeout=timeout or self.timeout)
 
     async def call(self, method: str, params: Any = None) -> dict[str, Any]:
         """`{"result": ...}` or `{"error": {"code", "message", "data"}}`: for a caller to
@@ -178,17 +182,19 @@ class Session:
 
     async def wait_turn(self, method: str, turn_id: str) -> dict[str, Any]:
         """The turn/started or turn/completed notification of `turn_id` (its params)."""
-        note = await self.client.wait_for_notification(
-            method, lambda n: turn_of(n) == turn_id, timeout=self.timeout
-        )
+        with self.recounted_on_timeout():
+            note = await self.client.wait_for_notification(
+                method, lambda n: turn_of(n) == turn_id, timeout=self.timeout
+            )
         params: dict[str, Any] = note.params
         return params
 
     async def wait_thread_turn_completed(self, thread_id: str) -> dict[str, Any]:
         """The next turn/completed of `thread_id` (its params)."""
-        note = await self.client.wait_for_notification(
-            "turn/completed", lambda n: thread_of(n) == thread_id, timeout=self.timeout
-        )
+        with self.recounted_on_timeout():
+            note = await self.client.wait_for_notification(
+                "turn/completed", lambda n: thread_of(n) == thread_id, timeout=self.timeout
+            )
         params: dict[str, Any] = note.params
         return params
 
@@ -202,17 +208,56 @@ class Session:
         """thread/compact/start, then its turn (the first turn/started of the thread whose id
         is not in `known`) to completion; returns the response and the completed turn."""
         answer = await self.request("thread/compact/start", {"threadId": thread_id})
-        started = await self.client.wait_for_notification(
-            "turn/started",
-            lambda n: thread_of(n) == thread_id and turn_of(n) not in known,
-            timeout=self.timeout,
-        )
+        with self.recounted_on_timeout():
+            started = await self.client.wait_for_notification(
+                "turn/started",
+                lambda n: thread_of(n) == thread_id and turn_of(n) not in known,
+                timeout=self.timeout,
+            )
         turn: dict[str, Any] = (await self.wait_turn("turn/completed", turn_of(started)))["turn"]
         return answer, turn
+
+    @contextlib.contextmanager
+    def recounted_on_timeout(self) -> Iterator[None]:
+        """A deadline that runs out tells what the wiretap and the server had said by then.
+        Whether codex called the model at all is the first question about a turn that
+        never completes, and a CI log is often all there is to answer it from."""
+        try:
+            yield
+        except (NotificationTimeout, RequestTimeout) as error:
+            error.add_note(self.recount())
+            raise
+
+    def recount(self) -> str:
+        """The wiretap's requests and the current process's last messages, in short."""
+        requests = self.tap.requests
+        models = sum(1 for r in requests if r.is_model_request)
+        heard = ", ".join(f"{r.method} {r.path}" for r in requests[-RECOUNTED:])
+        said = [
+            _in_short(entry.message)
+            for entry in (self.processes[-1].entries if self.processes else [])
+            if entry.direction == "recv"
+        ][-RECOUNTED:]
+        return (
+            f"by then the wiretap had {len(requests)} request(s), {models} to the model"
+            + (f" (last: {heard})" if heard else "")
+            + f"; the server's last messages: {', '.join(said) or 'none'}"
+        )
 
     def model_bodies(self) -> list[str]:
         """Every model request body the wiretap captured, as text, in arrival order."""
         return [r.body_text or json.dumps(r.body) for r in self.tap.model_requests()]
+
+
+def _in_short(message: Any) -> str:
+    """A server message as a word or two: its method, or which request it answers."""
+    if not isinstance(message, dict):
+        return "(not an object)"
+    if "method" in message:
+        return str(message["method"])
+    if "error" in message:
+        return f"error for {message.get('id')}"
+    return f"answer to {message.get('id')}"
 
 
 def turn_params(thread_id: str, text: str) -> dict[str, Any]:
