@@ -15,12 +15,12 @@ from typing import Literal
 from fake_appserver.launcher import write_launcher
 from fake_appserver.profile import ProfileError, checked_in_path, load_profile
 from harness.codex.appserver import open_app_server
-from harness.codex.cache import cache_root
 from harness.codex.install import binary_version, install
 from harness.codex.schema import ensure_schema
 from harness.jsonrpc.client import JsonRpcClient
 from harness.jsonrpc.transcript import Transcript
 from rig.homes import IsolatedHome
+from rig.launchers import launcher_folder
 
 BackendKind = Literal["real", "fake"]
 BACKEND_KINDS: tuple[BackendKind, ...] = ("real", "fake")
@@ -107,10 +107,10 @@ def make_backend(
         except ProfileError as error:
             raise BackendError(str(error)) from None
         profile_file = profile_file.resolve()
-        # One launcher per profile and script, kept in the cache like a real install.
+        # One launcher per profile and script, in this process's folder (rig/launchers.py).
         key = f"{profile_file}\n{script.resolve() if script else ''}"
         suffix = hashlib.sha256(key.encode()).hexdigest()[:12]
-        folder = cache_root() / "fake" / f"{installation.version}-{suffix}"
+        folder = launcher_folder() / f"{installation.version}-{suffix}"
         binary = write_launcher(folder, profile=str(profile_file), script=script)
         return Backend("fake", installation.version, binary, schema, script, profile_file)
     raise BackendError(f"unknown backend {kind!r}; backends: {', '.join(BACKEND_KINDS)}")
