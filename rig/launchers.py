@@ -31,6 +31,7 @@ STALE_AFTER_S = 7 * 24 * 3600
 def launcher_folder() -> Path:
     """This process's launcher folder in the current cache (made on first use)."""
     folder = _folder_of(cache_root() / LAUNCHERS, os.getpid())
+    folder.mkdir(parents=True, exist_ok=True)  # again, if the cache was emptied meanwhile
     os.utime(folder)  # in use: not stale
     return folder
 

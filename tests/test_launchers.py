@@ -63,6 +63,21 @@ def test_a_fake_backend_s_launcher_with_a_script_is_gone_after_its_process(
     assert not Path(printed).exists()
 
 
+def test_a_cache_emptied_while_a_process_runs_gets_its_launcher_folder_back(
+    tmp_path: Path,
+) -> None:
+    printed = run_python(
+        "import shutil\n"
+        "from rig.launchers import launcher_folder\n"
+        "folder = launcher_folder()\n"
+        "shutil.rmtree(folder.parent.parent)\n"
+        "assert launcher_folder() == folder and folder.is_dir()\n"
+        "print('made again')",
+        env={"CODEX_PROBE_CACHE": str(tmp_path / "cache")},
+    )
+    assert printed == "made again"
+
+
 def test_folders_untouched_for_a_week_go_and_the_others_stay(tmp_path: Path) -> None:
     now = time.time()
     ages = {
