@@ -18,6 +18,13 @@ settings.register_profile(
 settings.load_profile("codex-probe-tests")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked starts_early first, the rest in their order: pytest-xdist hands tests
+    out in collection order, and a long one handed out last is the run's tail (the wheel
+    test kept one worker busy 11-12 s after the other three were done)."""
+    items.sort(key=lambda item: item.get_closest_marker("starts_early") is None)
+
+
 @pytest.fixture(scope="session")
 def default_codex() -> Installation:
     """The default codex-cli version from npm (cached per user after the first run)."""

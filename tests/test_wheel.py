@@ -16,6 +16,8 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL_TIMEOUT_S = 600
 
@@ -53,6 +55,7 @@ def checkout_copy(target: Path) -> Path:
     return target
 
 
+@pytest.mark.starts_early  # builds a wheel and a venv: about 14 s
 def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     tmp_path: Path,
 ) -> None:

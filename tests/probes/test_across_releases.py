@@ -79,6 +79,7 @@ def test_bisect_of_an_unknown_observed_key_is_a_usage_error_naming_what_it_obser
     )
 
 
+@pytest.mark.starts_early  # probes three releases, then resumes: about 30 s
 def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) -> None:
     done = codex_probe("history", "--from", BEFORE, "--to", AFTER, "--out", str(tmp_path))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
