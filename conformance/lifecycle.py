@@ -34,19 +34,17 @@ from hypothesis.stateful import (
 from conformance import invariants, strategies
 from conformance.holds import Holds, hold_turn
 from conformance.prestart import Prestarter
+from conformance.resume import resume_thread
 from conformance.shapes import (
     NO_ACTIVE_TURN_TO_STEER,
-    THREAD_CLOSING,
     WRONG_ACTIVE_TURN,
     expect_refusal,
-    matches,
 )
 from conformance.thread_model import ThreadModel
 from conformance.wire import WireLog
-from harness.jsonrpc.errors import ServerError
 from rig.backends import Backend
 from rig.homes import IsolatedHome
-from rig.session import Session, thread_of
+from rig.session import Session
 from rig.wiretap import Wiretap
 
 MAX_THREADS = 3
@@ -159,11 +157,7 @@ class LifecycleMachine(RuleBasedStateMachine):
         thread = self.run(self.s.start_thread(**params))
         assert thread.get("status") == {"type": "idle"}, thread.get("status")
         assert thread.get("turns") == [], thread.get("turns")
-        self.run(
-            self.s.client.wait_for_notification(
-                "thread/started", lambda n: thread_of(n) == thread["id"], timeout=self.s.timeout
-            )
-        )
+        self.run(self.s.wait_thread("thread/started", thread["id"]))
         self.threads.append(ThreadModel(f"t{len(self.threads) + 1}", thread["id"]))
 
     @precondition(lambda self: any(t.ready for t in self.threads))
@@ -264,26 +258,10 @@ class LifecycleMachine(RuleBasedStateMachine):
     @rule(data=st.data(), params=drawn(lambda d: d.resume_params))
     def resume(self, data: st.DataObject, params: dict[str, Any]) -> None:
         thread = self.pick(data, self.resumable())
-        result = self.run(self._resume(thread, params))
+        result = self.run(resume_thread(self.s, thread.id, **params))
         thread.loaded = thread.subscribed = True
         assert result["status"]["type"] == thread.expected_status(), result["status"]
         invariants.check_turns(thread.turn_ids, thread.active, result["turns"])
-
-    async def _resume(self, thread: ThreadModel, params: dict[str, Any]) -> dict[str, Any]:
-        request = {**params, "threadId": thread.id}
-        try:
-            answer = await self.s.request("thread/resume", request)
-        except ServerError as error:
-            # 0.120.0 closes an unsubscribed thread in the background: wait, then retry.
-            if not matches(error, THREAD_CLOSING, thread_id=thread.id):
-                raise
-            await self.s.client.wait_for_notification(
-                "thread/closed", lambda n: thread_of(n) == thread.id, timeout=self.s.timeout
-            )
-            answer = await self.s.request("thread/resume", request)
-        resumed: dict[str, Any] = answer["thread"]
-        assert resumed["id"] == thread.id, resumed["id"]
-        return resumed
 
     @precondition(
         lambda self: (

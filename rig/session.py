@@ -189,14 +189,19 @@ class Session:
         params: dict[str, Any] = note.params
         return params
 
-    async def wait_thread_turn_completed(self, thread_id: str) -> dict[str, Any]:
-        """The next turn/completed of `thread_id` (its params)."""
+    async def wait_thread(self, method: str, thread_id: str) -> dict[str, Any]:
+        """The next `method` notification of `thread_id` (thread/started, thread/closed,
+        turn/completed...): its params."""
         with self.recounted_on_timeout():
             note = await self.client.wait_for_notification(
-                "turn/completed", lambda n: thread_of(n) == thread_id, timeout=self.timeout
+                method, lambda n: thread_of(n) == thread_id, timeout=self.timeout
             )
         params: dict[str, Any] = note.params
         return params
+
+    async def wait_thread_turn_completed(self, thread_id: str) -> dict[str, Any]:
+        """The next turn/completed of `thread_id` (its params)."""
+        return await self.wait_thread("turn/completed", thread_id)
 
     async def run_turn(self, thread_id: str, text: str) -> dict[str, Any]:
         """A whole turn: start it, wait for its turn/completed; returns the completed turn."""

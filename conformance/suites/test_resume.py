@@ -3,43 +3,22 @@
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 import pytest
 
 from conformance.holds import Holds, hold_turn
 from conformance.marks import check
+from conformance.resume import resume_thread
 from conformance.shapes import (
     INVALID_THREAD_ID,
     NO_ROLLOUT,
-    THREAD_CLOSING,
     expect_refusal,
-    matches,
 )
-from harness.jsonrpc.errors import ServerError
-from rig.session import Session, thread_of
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
 IDLE = {"type": "idle"}
-
-
-async def resume(session: Session, thread_id: str, **params: Any) -> dict[str, Any]:
-    """thread/resume, following the protocol when the server says the thread is closing:
-    wait for its thread/closed, then ask once more."""
-    request = {"threadId": thread_id, **params}
-    try:
-        result = await session.request("thread/resume", request)
-    except ServerError as error:
-        if not matches(error, THREAD_CLOSING, thread_id=thread_id):
-            raise
-        await session.client.wait_for_notification(
-            "thread/closed", lambda n: thread_of(n) == thread_id, timeout=session.timeout
-        )
-        result = await session.request("thread/resume", request)
-    thread: dict[str, Any] = result["thread"]
-    assert thread.get("id") == thread_id, f"resumed {thread.get('id')!r}, asked for {thread_id}"
-    return thread
 
 
 @check("CONF-RESUME-001")
@@ -49,7 +28,7 @@ async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
     turn = await codex_session.run_turn(thread_id, "one")
-    thread = await resume(codex_session, thread_id)
+    thread = await resume_thread(codex_session, thread_id)
     assert thread.get("status") == IDLE, thread.get("status")
     assert [(t["id"], t["status"]) for t in thread["turns"]] == [(turn["id"], "completed")]
 
@@ -62,7 +41,7 @@ async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
     thread_id = (await codex_session.start_thread())["id"]
     turn = await codex_session.run_turn(thread_id, "one")
     await codex_session.restart()
-    thread = await resume(codex_session, thread_id)
+    thread = await resume_thread(codex_session, thread_id)
     assert thread.get("status") == IDLE, thread.get("status")
     assert [(t["id"], t["status"]) for t in thread["turns"]] == [(turn["id"], "completed")]
     again = await codex_session.run_turn(thread_id, "two")
@@ -99,9 +78,11 @@ async def test_resume_accepts_the_instruction_fields_empty_strings_included(
         await codex_session.start_thread(baseInstructions="BASE-1", developerInstructions="DEV-1")
     )["id"]
     await codex_session.run_turn(thread_id, "one")
-    await resume(codex_session, thread_id, baseInstructions="", developerInstructions="")
+    await resume_thread(codex_session, thread_id, baseInstructions="", developerInstructions="")
     await codex_session.restart()
-    await resume(codex_session, thread_id, baseInstructions="BASE-2", developerInstructions="")
+    await resume_thread(
+        codex_session, thread_id, baseInstructions="BASE-2", developerInstructions=""
+    )
     turn = await codex_session.run_turn(thread_id, "two")
     assert turn["status"] == "completed", turn
 
@@ -139,7 +120,7 @@ async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progre
                 "thread/read", {"threadId": thread_id, "includeTurns": True}
             )
         )["thread"]
-        resumed = await resume(codex_session, thread_id)
+        resumed = await resume_thread(codex_session, thread_id)
     finally:
         codex_holds.release(marker)
     for answer, thread in (("thread/read", read), ("thread/resume", resumed)):
@@ -157,7 +138,7 @@ async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
     turn = await codex_session.run_turn(thread_id, "one")
     answer = await codex_session.request("thread/unsubscribe", {"threadId": thread_id})
     assert answer == {"status": "unsubscribed"}, answer
-    thread = await resume(codex_session, thread_id)
+    thread = await resume_thread(codex_session, thread_id)
     assert [t["id"] for t in thread["turns"]] == [turn["id"]], thread["turns"]
     again = await codex_session.run_turn(thread_id, "two")
     assert again["status"] == "completed", again

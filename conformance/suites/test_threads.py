@@ -8,7 +8,7 @@ import pytest
 
 from conformance.marks import check
 from conformance.shapes import TURNS_BEFORE_FIRST_TURN, expect_refusal
-from rig.session import Session, thread_of
+from rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 
@@ -37,12 +37,10 @@ async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
 
 @check("CONF-THREAD-START-002")
 async def test_thread_started_follows_for_the_same_thread(codex_session: Session) -> None:
-    client = await codex_session.open()
+    await codex_session.open()
     thread = await codex_session.start_thread()
-    note = await client.wait_for_notification(
-        "thread/started", lambda n: thread_of(n) == thread["id"], timeout=codex_session.timeout
-    )
-    assert note.params["thread"]["status"] == IDLE, note.params["thread"].get("status")
+    started = await codex_session.wait_thread("thread/started", thread["id"])
+    assert started["thread"]["status"] == IDLE, started["thread"].get("status")
 
 
 @check("CONF-THREAD-START-003")
