@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.driver.params import start_turn_params, steer_turn_params
-from harness.jsonrpc.client import JsonRpcClient
+from harness.jsonrpc.client import JsonRpcClient, NotificationPredicate
 from harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from harness.jsonrpc.framing import Notification
 from harness.jsonrpc.transcript import Direction, Transcript, TranscriptEntry
@@ -180,22 +180,22 @@ class Session:
         """turn/steer into `turn_id` with the driver's params."""
         return await self.request("turn/steer", steer_params(thread_id, text, turn_id))
 
+    async def wait_for(self, method: str, predicate: NotificationPredicate) -> Notification:
+        """The first notification of `method` matching `predicate`, within the session's
+        deadline (recounted if it runs out)."""
+        with self.recounted_on_timeout():
+            return await self.client.wait_for_notification(method, predicate, timeout=self.timeout)
+
     async def wait_turn(self, method: str, turn_id: str) -> dict[str, Any]:
         """The turn/started or turn/completed notification of `turn_id` (its params)."""
-        with self.recounted_on_timeout():
-            note = await self.client.wait_for_notification(
-                method, lambda n: turn_of(n) == turn_id, timeout=self.timeout
-            )
+        note = await self.wait_for(method, lambda n: turn_of(n) == turn_id)
         params: dict[str, Any] = note.params
         return params
 
     async def wait_thread(self, method: str, thread_id: str) -> dict[str, Any]:
         """The next `method` notification of `thread_id` (thread/started, thread/closed,
         turn/completed...): its params."""
-        with self.recounted_on_timeout():
-            note = await self.client.wait_for_notification(
-                method, lambda n: thread_of(n) == thread_id, timeout=self.timeout
-            )
+        note = await self.wait_for(method, lambda n: thread_of(n) == thread_id)
         params: dict[str, Any] = note.params
         return params
 
@@ -213,12 +213,9 @@ class Session:
         """thread/compact/start, then its turn (the first turn/started of the thread whose id
         is not in `known`) to completion; returns the response and the completed turn."""
         answer = await self.request("thread/compact/start", {"threadId": thread_id})
-        with self.recounted_on_timeout():
-            started = await self.client.wait_for_notification(
-                "turn/started",
-                lambda n: thread_of(n) == thread_id and turn_of(n) not in known,
-                timeout=self.timeout,
-            )
+        started = await self.wait_for(
+            "turn/started", lambda n: thread_of(n) == thread_id and turn_of(n) not in known
+        )
         turn: dict[str, Any] = (await self.wait_turn("turn/completed", turn_of(started)))["turn"]
         return answer, turn
 
