@@ -48,6 +48,8 @@ from rig.session import Session
 from rig.wiretap import Wiretap
 
 MAX_THREADS = 3
+# What every process is sent before the first step asks it anything.
+HANDSHAKE = ("initialize", "initialized")
 T = TypeVar("T")
 # The thread/start and thread/resume fields the machine varies.
 VARIED_FIELDS = ["baseInstructions", "developerInstructions", "sandbox", "approvalPolicy"]
@@ -263,11 +265,19 @@ class LifecycleMachine(RuleBasedStateMachine):
         assert result["status"]["type"] == thread.expected_status(), result["status"]
         invariants.check_turns(thread.turn_ids, thread.active, result["turns"])
 
-    @precondition(
-        lambda self: (
-            any(t.materialized for t in self.threads) and not any(t.active for t in self.threads)
+    def can_restart(self) -> bool:
+        """A thread with a turn to survive it, no turn in flight, and a process that was
+        asked something beyond its handshake: one asked nothing stands where a new one
+        would, so a restart right after a restart only costs a process start (before this
+        rule, 7 in 10 restarts were such repeats)."""
+        sent = self.s.processes[-1].messages("send")
+        return (
+            any(t.materialized for t in self.threads)
+            and not any(t.active for t in self.threads)
+            and any(message.get("method") not in HANDSHAKE for message in sent)
         )
-    )
+
+    @precondition(lambda self: self.can_restart())
     @rule()
     def restart(self) -> None:
         """A new process on the same home; only threads with a turn survive in the model."""
