@@ -24,6 +24,7 @@ from typing import Any
 
 import tomli_w
 
+from harness.codex import seal
 from probes.assumptions import BY_ID, Assumption
 from probes.files import write_json, write_text_atomically
 from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
@@ -34,6 +35,7 @@ from probes.repro.assemble import script_text
 from probes.repro.readings import READINGS, vocabulary
 from probes.repro.readme import render_readme
 from probes.repro.script.main import outcome as bundled_outcome
+from probes.repro.script.sealing import SEAL_FILE
 from probes.tool import TOOL
 
 BUNDLE_FILES = (
@@ -44,6 +46,7 @@ BUNDLE_FILES = (
     "replies.jsonl",
     "finding.json",
     "observation.json",
+    SEAL_FILE,
 )
 
 
@@ -109,6 +112,8 @@ def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Pa
     write_json(folder / "observation.json", observation_document)
     write_text_atomically(folder / "reproduce.py", script_text())
     (folder / "reproduce.py").chmod(0o755)
+    # codex-probe's own seal, verbatim: reproduce.py starts codex through it, as we do.
+    write_text_atomically(folder / SEAL_FILE, Path(seal.__file__).read_text(encoding="utf-8"))
     readme = render_readme(described, verdict, steps, replies, finding.evidence)
     write_text_atomically(folder / "README.md", readme)
     return folder / "README.md"

@@ -15,6 +15,11 @@ FILES = (
     ("config.toml", "the codex home's config; `{{provider_url}}` becomes the mock's address"),
     ("finding.json", "the statement, the expected values and how each value is read"),
     ("observation.json", "what codex-probe recorded: outcome, record, what the model saw"),
+    (
+        "seal.py",
+        "codex-probe's launcher: hides the host's `/etc/codex` and any `.git` above codex's "
+        "working directory",
+    ),
 )
 
 
@@ -75,9 +80,11 @@ def render_readme(
         "|---|---|---|",
         *(_step_row(step, replies) for step in steps),
         "",
-        "codex-probe starts codex sealed (no `/etc/codex`, no `.git` above its working "
-        "directory); reproduce.py does not, so a managed config in `/etc/codex` could change "
-        "what codex does here.",
+        "reproduce.py starts codex as codex-probe does, sealed by `seal.py` (no `/etc/codex`, "
+        "no `.git` above its working directory), where the host allows it (Linux with user "
+        "namespaces). Elsewhere codex runs unsealed, and the report's `NOT SEALED` line names "
+        "what of the host codex could see: a managed config in `/etc/codex` could change what "
+        "it does.",
         "",
         "## Files",
         "",

@@ -4,12 +4,16 @@ plants a system codex config there, never on the host, and prints one JSON docum
 `python -m tests.codex.planted_config visible`: what a launch reports and sees.
 `python -m tests.codex.planted_config start VERSION`: the `start` scenario on the real
 codex, unsealed and sealed, with a planted model provider that points at a decoy wiretap.
+`python -m tests.codex.planted_config reproduce BUNDLE CODEX`: the bundle's reproduce.py
+with its seal.py, then a copy of the bundle without it, with a planted model provider
+that points nowhere.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,10 +24,12 @@ from unittest import mock
 from harness.codex import seal
 from harness.codex.seal import SYSTEM_CONFIG_DIR, Support, prepare, seal_launch
 from probes.observation import normalize
+from probes.repro.script.sealing import SEAL_FILE
 from probes.scenario import ScenarioBroken, run_scenario
 from probes.scenarios import SCENARIOS
 from rig.backends import Backend, make_backend
 from rig.wiretap import Wiretap
+from tests.probes.repro.bundles import run_bundle
 
 PLANTED_PROVIDER = "planted"
 UNSUPPORTED = Support(False, "switched off by the test")
@@ -100,11 +106,30 @@ async def start(version: str) -> dict[str, Any]:
     }
 
 
+def reproduce(folder: Path, codex: str) -> dict[str, Any]:
+    planted = plant("http://127.0.0.1:9/v1")  # nothing listens on the discard port
+    runs: dict[str, Any] = {"planted": planted}
+    with tempfile.TemporaryDirectory() as bare:
+        copy = Path(bare) / "bundle"
+        shutil.copytree(folder, copy, ignore=shutil.ignore_patterns(SEAL_FILE))
+        # Without the seal a turn waits on the planted provider: its deadline only bounds
+        # how long that takes.
+        for name, bundle, options in (
+            ("with_seal", folder, ()),
+            ("without_seal", copy, ("--timeout", "10")),
+        ):
+            run = run_bundle(bundle, codex, *options)
+            runs[name] = {"exit": run.exit_code, "result": run.result, "stderr": run.stderr}
+    return runs
+
+
 def main(args: list[str]) -> int:
     if args == ["visible"]:
         document = visible()
     elif len(args) == 2 and args[0] == "start":
         document = asyncio.run(start(args[1]))
+    elif len(args) == 3 and args[0] == "reproduce":
+        document = reproduce(Path(args[1]), args[2])
     else:
         print(__doc__, file=sys.stderr)
         return 2

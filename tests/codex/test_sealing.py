@@ -29,8 +29,10 @@ from harness.codex.seal import (
     prepare,
     seal_launch,
 )
+from probes.repro.script.sealing import SEAL_FILE
 from rig.backends import make_backend
 from tests.codex.planted_config import observe
+from tests.probes.repro.bundles import bundled
 
 REPO = Path(__file__).resolve().parents[2]
 PLANT_SCRIPT = (
@@ -241,3 +243,24 @@ def test_a_sealed_real_codex_ignores_a_planted_model_provider_and_observes_the_s
     # And the run's description says one launch could see the planted config.
     assert document["sealing"]["sealed"] is False
     assert f"{SYSTEM_CONFIG_DIR}/managed_config.toml" in document["sealing"]["visible"]
+
+
+@pytest.mark.real
+@pytest.mark.starts_early  # 13 s, 10 of them the unsealed run's deadline
+def test_a_bundle_reproduces_under_a_planted_system_config_only_with_its_seal(
+    sealing_here: None, run_planted: RunPlanted, default_codex: Installation, tmp_path: Path
+) -> None:
+    real = make_backend("real", default_codex.version)
+    made = bundled(real, "start-applies-instructions", tmp_path / "b", tmp_path)
+    finding, folder = asyncio.run(made)
+    assert (folder / SEAL_FILE).read_bytes() == Path(seal.__file__).read_bytes()
+    document = run_planted("reproduce", str(folder), str(real.binary), timeout=600)
+    # With its seal.py, codex never sees the planted provider: the finding reproduces.
+    with_seal = document["with_seal"]
+    assert with_seal["exit"] == 0, with_seal["stderr"]
+    assert with_seal["result"]["outcome"]["verdict"] == finding.verdict.value
+    assert with_seal["result"]["sealing"]["sealed"] is True
+    # Without it, the planted provider takes codex's model requests, and the run says why.
+    without_seal = document["without_seal"]
+    assert without_seal["exit"] != 0, without_seal
+    assert without_seal["result"].get("sealing", {}).get("sealed") is not True

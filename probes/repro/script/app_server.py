@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 import signal
 import subprocess
 import threading
@@ -23,10 +24,13 @@ class AppServer:
     """One `codex app-server` process in its own process group: requests with deadlines,
     notifications kept until a wait takes them, server requests refused."""
 
-    def __init__(self, codex: str, env: dict[str, str], cwd: Path, received: list[Any]) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], cwd: Path, received: list[Any]
+    ) -> None:
+        """Start `command` (`codex app-server --listen stdio://`, sealed where it can be)."""
         try:
             self.process = subprocess.Popen(
-                [codex, "app-server", "--listen", "stdio://"],
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -35,7 +39,7 @@ class AppServer:
                 start_new_session=True,  # so that closing it ends everything it started
             )
         except OSError as error:
-            raise CouldNotRun(f"cannot start {codex}: {error}") from None
+            raise CouldNotRun(f"cannot start {shlex.join(command)}: {error}") from None
         self.received = received  # every message of every process, in order
         self.answers: dict[int, dict[str, Any]] = {}
         self.waiting: set[int] = set()

@@ -6,7 +6,9 @@
 Beside this file: finding.json (what the design expects and how each observed value is
 read), requests.jsonl (the scenario's JSON-RPC requests in order, with what each step
 waits for), replies.jsonl (the model replies queued at a step), config.toml (the codex
-home's config) and observation.json (what codex-probe recorded).
+home's config), observation.json (what codex-probe recorded) and seal.py (codex-probe's
+own launcher that hides the host's /etc/codex and any .git above codex's working
+directory; where it cannot, codex runs unsealed and the report says what it could see).
 
 It starts a mock Responses API on 127.0.0.1 (a port the OS chooses), writes config.toml
 into a fresh CODEX_HOME pointing codex at it, runs `codex app-server` over stdio and
@@ -45,6 +47,7 @@ from probes.repro.script.outcomes import (
 )
 from probes.repro.script.reading import Reading, unmet_preconditions
 from probes.repro.script.replay import Bundle, Replay
+from probes.repro.script.sealing import sealing_line
 
 STEP_TIMEOUT_S = 60.0
 VERSION_TIMEOUT_S = 10.0
@@ -98,6 +101,7 @@ def report(bundle: Bundle, live: dict[str, Any], code: int, facts: dict[str, Any
         f"  {finding['statement']}",
         f"codex: {facts['codex']} ({facts['codex_version']}); "
         f"{facts['steps']} step(s) in {facts['seconds']:.1f} s",
+        sealing_line(facts["sealing"]),
     ]
     if finding["version"] not in facts["codex_version"]:
         lines.append(f"note: the finding was recorded on codex-cli {finding['version']}")
@@ -177,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             "codex_version": version,
             "steps": len(record["steps"]),
             "seconds": time.monotonic() - started,
+            "sealing": replay.sealer.sealing,
         }
         if args.keep:
             (root / "observation.json").write_text(json.dumps(record, indent=1), "utf-8")

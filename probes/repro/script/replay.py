@@ -24,6 +24,7 @@ from probes.repro.script.outcomes import (
     StepFailed,
     dig,
 )
+from probes.repro.script.sealing import Sealer
 
 PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
 
@@ -40,6 +41,7 @@ class Replay:
         self.codex_home = self.home / "codex_home"
         self.workdir = root / "work"
         self.provider = MockProvider()
+        self.sealer = Sealer(bundle.folder)
         self.server: AppServer | None = None
         self.names = {"workdir": str(self.workdir)}
         self.codex_home.mkdir(parents=True, exist_ok=True)  # codex warns of a missing one
@@ -96,7 +98,8 @@ class Replay:
     def restart(self, step: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         previous = self.server
         returncode = previous.close() if previous is not None else None
-        self.server = AppServer(self.codex, self.env(), self.workdir, self.record["received"])
+        command = self.sealer.wrap([self.codex, "app-server", "--listen", "stdio://"], self.workdir)
+        self.server = AppServer(command, self.env(), self.workdir, self.record["received"])
         if "request" in step:  # initialize, then the initialized notification
             self.ask(step, entry)
             self.server.notify("initialized")
@@ -199,6 +202,7 @@ class Bundle:
     """The files beside this script."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         try:
             self.finding: dict[str, Any] = json.loads(_text(folder / "finding.json"))
             self.steps = [json.loads(line) for line in _lines(folder / "requests.jsonl")]
