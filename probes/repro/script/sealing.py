@@ -6,8 +6,9 @@ directory. codex-probe hides both from every app-server it starts; the bundle ca
 very file that does it (codex-probe's `harness/codex/seal.py`, standard library only), so
 a reproduction starts codex under the same conditions as the recorded run. The file is
 loaded by its path (under `python3 -I -S` no sibling can be imported). Where the host
-cannot seal (no user namespaces, or not Linux), or the file is missing, codex runs
-unsealed, and the report says so and lists what codex could see.
+cannot seal (no user namespaces, or not Linux), or the file is missing or damaged, codex
+runs unsealed, and the report says so and why (and, from a working seal.py, what codex
+could see).
 """
 
 from __future__ import annotations
