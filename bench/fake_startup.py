@@ -27,13 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import describe  # noqa: E402
-from fake_appserver.launcher import write_launcher  # noqa: E402
-from harness.codex.appserver import open_app_server  # noqa: E402
-from harness.codex.install import install  # noqa: E402
-from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
-from harness.driver.params import text_input  # noqa: E402
-from rig.homes import IsolatedHome  # noqa: E402
-from rig.wiretap import Wiretap  # noqa: E402
+from codex_probe.fake_appserver.launcher import write_launcher  # noqa: E402
+from codex_probe.harness.codex.appserver import open_app_server  # noqa: E402
+from codex_probe.harness.codex.install import install  # noqa: E402
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
+from codex_probe.harness.driver.params import text_input  # noqa: E402
+from codex_probe.rig.homes import IsolatedHome  # noqa: E402
+from codex_probe.rig.wiretap import Wiretap  # noqa: E402
 
 NO_PEER = 2
 

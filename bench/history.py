@@ -33,12 +33,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.codex.cache import CACHE_ENV  # noqa: E402
-from harness.codex.install import InstallError, install  # noqa: E402
-from harness.codex.installs import tree_size  # noqa: E402
-from harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
-from probes.jobs import DEFAULT_JOBS  # noqa: E402
-from probes.releases.span import published_range  # noqa: E402
+from codex_probe.harness.codex.cache import CACHE_ENV  # noqa: E402
+from codex_probe.harness.codex.install import InstallError, install  # noqa: E402
+from codex_probe.harness.codex.installs import tree_size  # noqa: E402
+from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
+from codex_probe.probes.jobs import DEFAULT_JOBS  # noqa: E402
+from codex_probe.probes.releases.span import published_range  # noqa: E402
 
 TARGET_S = 20 * 60.0
 GB = 1024**3

@@ -36,14 +36,14 @@ from typing import Any, cast
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.codex.appserver import app_server_argv  # noqa: E402
-from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
-from probes.assumptions import ASSUMPTIONS  # noqa: E402
-from probes.scenario import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
-from probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
-from rig.backends import make_backend  # noqa: E402
-from rig.homes import IsolatedHome  # noqa: E402
-from rig.wiretap import Reply, Wiretap  # noqa: E402
+from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
+from codex_probe.probes.assumptions import ASSUMPTIONS  # noqa: E402
+from codex_probe.probes.scenario import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
+from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
+from codex_probe.rig.backends import make_backend  # noqa: E402
+from codex_probe.rig.homes import IsolatedHome  # noqa: E402
+from codex_probe.rig.wiretap import Reply, Wiretap  # noqa: E402
 
 STEP_TIMEOUT = 60.0
 EXIT_GRACE = 2.0

@@ -41,13 +41,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.machine import describe  # noqa: E402
-from harness.codex.appserver import app_server_argv, open_app_server  # noqa: E402
-from harness.codex.install import install  # noqa: E402
-from harness.codex.seal import seal_launch  # noqa: E402
-from harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
-from harness.jsonrpc.client import JsonRpcClient  # noqa: E402
-from rig.homes import IsolatedHome  # noqa: E402
-from rig.wiretap import Wiretap  # noqa: E402
+from codex_probe.harness.codex.appserver import app_server_argv, open_app_server  # noqa: E402
+from codex_probe.harness.codex.install import install  # noqa: E402
+from codex_probe.harness.codex.seal import seal_launch  # noqa: E402
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
+from codex_probe.harness.jsonrpc.client import JsonRpcClient  # noqa: E402
+from codex_probe.rig.homes import IsolatedHome  # noqa: E402
+from codex_probe.rig.wiretap import Wiretap  # noqa: E402
 
 METHOD = "thread/loaded/list"
 CLIENT_INFO = {"name": "codex-probe-bench", "version": "0"}

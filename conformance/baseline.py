@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from conformance.registry import CONFORMANCE_CHECKS
-from rig.backends import BACKEND_KINDS
-from rig.baseline import ExpectedEntry, GateKeys, load_entries
+from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.rig.backends import BACKEND_KINDS
+from codex_probe.rig.baseline import ExpectedEntry, GateKeys, load_entries
 
 DEFAULT_BASELINE = "expected-failures.toml"
 KEYS = GateKeys(
@@ -65,7 +65,7 @@ class ExpectedFailures:
 
 
 def default_baseline_path() -> Path:
-    return Path(str(resources.files("conformance") / "baselines" / DEFAULT_BASELINE))
+    return Path(str(resources.files("codex_probe.conformance") / "baselines" / DEFAULT_BASELINE))
 
 
 def no_expected_failures() -> ExpectedFailures:

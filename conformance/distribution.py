@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from conformance.state import state_of
+from codex_probe.conformance.state import state_of
 
 
 def is_worker(config: pytest.Config) -> bool:

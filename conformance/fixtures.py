@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from conformance.distribution import is_worker
-from conformance.holds import Holds
-from conformance.state import state_of
-from conformance.target import Target
-from conformance.wire import WireLog
-from harness.jsonrpc.client import JsonRpcClient
-from rig.backends import Backend
-from rig.homes import IsolatedHome
-from rig.session import Session
-from rig.wiretap import Wiretap
+from codex_probe.conformance.distribution import is_worker
+from codex_probe.conformance.holds import Holds
+from codex_probe.conformance.state import state_of
+from codex_probe.conformance.target import Target
+from codex_probe.conformance.wire import WireLog
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import Wiretap
 
 
 @pytest.fixture(scope="session")

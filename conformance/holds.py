@@ -12,8 +12,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from rig.session import Session
-from rig.wiretap import CapturedRequest, Reply
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import CapturedRequest, Reply
 
 HOLD_SECONDS = 300.0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from harness.jsonrpc.transcript import TranscriptEntry
+from codex_probe.harness.jsonrpc.transcript import TranscriptEntry
 
 # Thread status types and the edges between them a healthy server may take. A repeat
 # (idle -> idle, active -> active with other flags) is not a move. systemError never

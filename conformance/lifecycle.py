@@ -31,21 +31,21 @@ from hypothesis.stateful import (
     rule,
 )
 
-from conformance import invariants, strategies
-from conformance.holds import Holds, hold_turn
-from conformance.prestart import Prestarter
-from conformance.resume import resume_thread
-from conformance.shapes import (
+from codex_probe.conformance import invariants, strategies
+from codex_probe.conformance.holds import Holds, hold_turn
+from codex_probe.conformance.prestart import Prestarter
+from codex_probe.conformance.resume import resume_thread
+from codex_probe.conformance.shapes import (
     NO_ACTIVE_TURN_TO_STEER,
     WRONG_ACTIVE_TURN,
     expect_refusal,
 )
-from conformance.thread_model import ThreadModel
-from conformance.wire import WireLog
-from rig.backends import Backend
-from rig.homes import IsolatedHome
-from rig.session import Session
-from rig.wiretap import Wiretap
+from codex_probe.conformance.thread_model import ThreadModel
+from codex_probe.conformance.wire import WireLog
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import Wiretap
 
 MAX_THREADS = 3
 # What every process is sent before the first step asks it anything.

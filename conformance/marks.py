@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conformance.registry import CONFORMANCE_CHECKS, MARKER, ConformanceCheck, get_check
+from codex_probe.conformance.registry import CONFORMANCE_CHECKS, MARKER, ConformanceCheck, get_check
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -12,20 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from conformance.baseline import (
+from codex_probe.conformance.baseline import (
     ExpectedFailures,
     default_baseline_path,
     load_expected_failures,
     no_expected_failures,
 )
-from conformance.state import ConformanceState
-from conformance.target import Target
-from conformance.wire import WireLog
-from fake_appserver.profile import ProfileError, load_profile
-from harness.codex.versions import DEFAULT_MATRIX
-from rig.backends import BACKEND_KINDS
-from rig.baseline import BaselineError
-from rig.session import DEFAULT_TIMEOUT
+from codex_probe.conformance.state import ConformanceState
+from codex_probe.conformance.target import Target
+from codex_probe.conformance.wire import WireLog
+from codex_probe.fake_appserver.profile import ProfileError, load_profile
+from codex_probe.harness.codex.versions import DEFAULT_MATRIX
+from codex_probe.rig.backends import BACKEND_KINDS
+from codex_probe.rig.baseline import BaselineError
+from codex_probe.rig.session import DEFAULT_TIMEOUT
 
 DEFAULT_LIFECYCLE_EXAMPLES = 100
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.baseline import judge
-from conformance.marks import check_of
-from conformance.registry import ConformanceCheck
-from conformance.state import ConformanceState, state_of
-from conformance.target import Target, target_of
+from codex_probe.conformance.baseline import judge
+from codex_probe.conformance.marks import check_of
+from codex_probe.conformance.registry import ConformanceCheck
+from codex_probe.conformance.state import ConformanceState, state_of
+from codex_probe.conformance.target import Target, target_of
 
 
 def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:

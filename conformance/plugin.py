@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from conformance.distribution import make_scheduler
-from conformance.options import add_options, state_from_options
-from conformance.outcomes import OutcomeCollector, settle
-from conformance.registry import MARKER
-from conformance.selection import parametrize_by_target, select_checks
-from conformance.state import state_key
-from conformance.summary import write_header, write_results, write_summary
+from codex_probe.conformance.distribution import make_scheduler
+from codex_probe.conformance.options import add_options, state_from_options
+from codex_probe.conformance.outcomes import OutcomeCollector, settle
+from codex_probe.conformance.registry import MARKER
+from codex_probe.conformance.selection import parametrize_by_target, select_checks
+from codex_probe.conformance.state import state_key
+from codex_probe.conformance.summary import write_header, write_results, write_summary
 
 # The fixtures are a plugin of their own, loaded with this one (and never imported before
 # it, so that pytest can rewrite its asserts like any plugin's).
-pytest_plugins = ["conformance.fixtures"]
+pytest_plugins = ["codex_probe.conformance.fixtures"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

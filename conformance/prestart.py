@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from conformance.holds import Holds
-from rig.backends import Backend
-from rig.homes import IsolatedHome
-from rig.session import Session
-from rig.wiretap import Wiretap
+from codex_probe.conformance.holds import Holds
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import Wiretap
 
 T = TypeVar("T")
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.shapes import THREAD_CLOSING, matches
-from harness.jsonrpc.errors import ServerError
-from rig.session import Session
+from codex_probe.conformance.shapes import THREAD_CLOSING, matches
+from codex_probe.harness.jsonrpc.errors import ServerError
+from codex_probe.rig.session import Session
 
 
 async def resume_thread(session: Session, thread_id: str, **params: Any) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.marks import check_of
-from conformance.registry import CONFORMANCE_CHECKS
-from conformance.state import state_of
-from conformance.target import Target, target_of
+from codex_probe.conformance.marks import check_of
+from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.conformance.state import state_of
+from codex_probe.conformance.target import Target, target_of
 
 
 def parametrize_by_target(metafunc: pytest.Metafunc) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
-from harness.jsonrpc.errors import ServerError
+from codex_probe.harness.jsonrpc.errors import ServerError
 
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from conformance.baseline import ExpectedFailures
-from conformance.target import Target
-from conformance.wire import WireLog
-from rig.backends import Backend, make_backend
+from codex_probe.conformance.baseline import ExpectedFailures
+from codex_probe.conformance.target import Target
+from codex_probe.conformance.wire import WireLog
+from codex_probe.rig.backends import Backend, make_backend
 
 
 @dataclass

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from conformance.distribution import is_worker
-from conformance.state import ConformanceState, state_key, state_of
-from conformance.target import target_of
-from harness.codex.schema import schema_hash
+from codex_probe.conformance.distribution import is_worker
+from codex_probe.conformance.state import ConformanceState, state_key, state_of
+from codex_probe.conformance.target import target_of
+from codex_probe.harness.codex.schema import schema_hash
 
 
 def write_header(session: pytest.Session) -> None:

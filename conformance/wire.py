@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from harness.codex.transcripts import validate_transcript
-from harness.codex.validator import MessageValidator, Violation
-from harness.jsonrpc.transcript import TranscriptEntry
+from codex_probe.harness.codex.transcripts import validate_transcript
+from codex_probe.harness.codex.validator import MessageValidator, Violation
+from codex_probe.harness.jsonrpc.transcript import TranscriptEntry
 
 Side = str  # "server" | "client"
 SHOWN_VIOLATIONS = 25

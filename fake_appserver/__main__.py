@@ -1,5 +1,5 @@
 import sys
 
-from fake_appserver.cli import main
+from codex_probe.fake_appserver.cli import main
 
 sys.exit(main())

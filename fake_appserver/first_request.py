@@ -15,10 +15,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from fake_appserver.handshake import initialize_result
-from fake_appserver.profile import Profile
-from fake_appserver.script import FaultScript
-from harness.jsonrpc.framing import FrameError, Request, decode, encode, response_frame
+from codex_probe.fake_appserver.handshake import initialize_result
+from codex_probe.fake_appserver.profile import Profile
+from codex_probe.fake_appserver.script import FaultScript
+from codex_probe.harness.jsonrpc.framing import FrameError, Request, decode, encode, response_frame
 
 STDIN = 0
 READ_SIZE = 64 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fake_appserver.profile import Profile
+from codex_probe.fake_appserver.profile import Profile
 
 
 def initialize_result(profile: Profile, codex_home: Path, params: Any) -> tuple[str, Any]:

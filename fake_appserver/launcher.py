@@ -18,8 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-import fake_appserver
-import harness
+import codex_probe
 
 # What the fake imports from outside the standard library.
 DEPENDENCIES = ("msgspec",)
@@ -27,7 +26,7 @@ DEPENDENCIES = ("msgspec",)
 
 def import_roots() -> list[str]:
     """The folders holding the fake's packages and its dependencies, each once."""
-    packages = [Path(module.__file__ or "").parent for module in (fake_appserver, harness)]
+    packages = [Path(codex_probe.__file__ or "").parent]
     for name in DEPENDENCIES:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
@@ -44,7 +43,7 @@ def write_launcher(folder: Path, *, profile: str, script: Path | None = None) ->
         options += ["--script", str(script.resolve())]
     program = (
         f"import sys; sys.path[:0] = {import_roots()!r}; "
-        "from fake_appserver.cli import main; sys.exit(main())"
+        "from codex_probe.fake_appserver.cli import main; sys.exit(main())"
     )
     command = shlex.join([sys.executable, "-I", "-S", "-c", program, *options])
     launcher = folder / "codex"

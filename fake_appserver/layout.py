@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_appserver.profile import (
+from codex_probe.fake_appserver.profile import (
     BaseOutcome,
     BasePlacement,
     ContextAfterCompaction,

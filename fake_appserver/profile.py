@@ -1,8 +1,8 @@
 """A codex version's behaviour as typed data: `profiles/<version>.json` plus its wire templates.
 
 The profile is a model (msgspec structs and enums); its JSON schema is generated from the
-model (`python -m fake_appserver.profile` prints it), and a file is decoded into the model
-or refused with the file and the field named. Code reads fields, never strings: a value
+model (`python -m codex_probe.fake_appserver.profile` prints it), and a file is decoded into
+the model or refused with the file and the field named. Code reads fields, never strings: a value
 the model does not know, or a field the fake reads but the file lacks, fails at load time,
 never at the first compaction.
 
@@ -19,9 +19,9 @@ from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
 
-from harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
 
-PROFILES_DIR = Path(__file__).parent / "profiles"
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
 
 T = TypeVar("T")
@@ -384,6 +384,6 @@ def schema_text() -> str:
 
 if __name__ == "__main__":
     # Imported by name: run as __main__, the model's titles would name __main__.
-    from fake_appserver.profile import schema_text as named_schema_text
+    from codex_probe.fake_appserver.profile import schema_text as named_schema_text
 
     sys.stdout.write(named_schema_text())

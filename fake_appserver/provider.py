@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fake_appserver.config import ProviderConfig
-from fake_appserver.event_stream import EventStreamDecoder
-from fake_appserver.http_client import Answer, HttpError, post_json
+from codex_probe.fake_appserver.config import ProviderConfig
+from codex_probe.fake_appserver.event_stream import EventStreamDecoder
+from codex_probe.fake_appserver.http_client import Answer, HttpError, post_json
 
 MODEL_REQUEST_TIMEOUT = 120.0
 

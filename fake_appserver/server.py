@@ -12,25 +12,25 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from fake_appserver.config import ProviderConfig
-from fake_appserver.failures import RequestFailed
-from fake_appserver.first_request import FirstRequest
-from fake_appserver.handshake import initialize_result
-from fake_appserver.layout import normalize_base, normalize_developer
-from fake_appserver.profile import (
+from codex_probe.fake_appserver.config import ProviderConfig
+from codex_probe.fake_appserver.failures import RequestFailed
+from codex_probe.fake_appserver.first_request import FirstRequest
+from codex_probe.fake_appserver.handshake import initialize_result
+from codex_probe.fake_appserver.layout import normalize_base, normalize_developer
+from codex_probe.fake_appserver.profile import (
     ColdResumeBase,
     ColdResumeDeveloper,
     LoadedResume,
     Profile,
     Unsubscribe,
 )
-from fake_appserver.provider import ModelClient
-from fake_appserver.script import FaultScript, Rule
-from fake_appserver.store import ThreadStore
-from fake_appserver.threads import LoadedThread
-from fake_appserver.turns import TurnRunner
-from fake_appserver.wire import Wire, new_id, now_ms, now_s
-from harness.jsonrpc.framing import (
+from codex_probe.fake_appserver.provider import ModelClient
+from codex_probe.fake_appserver.script import FaultScript, Rule
+from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.threads import LoadedThread
+from codex_probe.fake_appserver.turns import TurnRunner
+from codex_probe.fake_appserver.wire import Wire, new_id, now_ms, now_s
+from codex_probe.harness.jsonrpc.framing import (
     FrameError,
     Request,
     decode,

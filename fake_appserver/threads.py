@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from fake_appserver.store import ThreadRecord
+from codex_probe.fake_appserver.store import ThreadRecord
 
 
 @dataclass

@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from fake_appserver.failures import RequestFailed
-from fake_appserver.layout import (
+from codex_probe.fake_appserver.failures import RequestFailed
+from codex_probe.fake_appserver.layout import (
     compacted_history,
     history_after_remote_compaction,
     initial_context,
@@ -17,17 +17,22 @@ from fake_appserver.layout import (
     remote_compaction_request,
     request_body,
 )
-from fake_appserver.profile import (
+from codex_probe.fake_appserver.profile import (
     InterruptWithoutTurn,
     Profile,
     RemoteRequest,
     SteerWhileAnswering,
     TurnStartWhileActive,
 )
-from fake_appserver.provider import ModelAnswer, ModelClient, ProviderError, StreamListener
-from fake_appserver.store import ThreadStore
-from fake_appserver.threads import ActiveTurn, LoadedThread
-from fake_appserver.wire import Wire, new_id, now_ms, now_s
+from codex_probe.fake_appserver.provider import (
+    ModelAnswer,
+    ModelClient,
+    ProviderError,
+    StreamListener,
+)
+from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.threads import ActiveTurn, LoadedThread
+from codex_probe.fake_appserver.wire import Wire, new_id, now_ms, now_s
 
 # Sends the client a notification: (method, params).
 Notify = Callable[[str, Any], None]

@@ -10,7 +10,7 @@ import time
 import uuid
 from typing import Any, Literal
 
-from fake_appserver.profile import Profile
+from codex_probe.fake_appserver.profile import Profile
 
 # Which items a turn shows where (measured on 0.171.0, whose turns name their view):
 # none when it starts, the model's answers in turn/completed, every item in thread/read

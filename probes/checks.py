@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.driver.refusals import steer_refusal, thread_refusal
-from harness.jsonrpc.errors import ServerError
-from probes.observation import Location, locate, normalize_request
-from probes.scenario import Observation
+from codex_probe.harness.driver.refusals import steer_refusal, thread_refusal
+from codex_probe.harness.jsonrpc.errors import ServerError
+from codex_probe.probes.observation import Location, locate, normalize_request
+from codex_probe.probes.scenario import Observation
 
 Check = Callable[[Observation], tuple[dict[str, Any], list[str]]]
 CHECKS: dict[str, Check] = {}

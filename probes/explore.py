@@ -1,6 +1,6 @@
 """Drive a real codex app-server against the wiretap and save what it sends.
 
-    python -m probes.explore --codex PATH --out DIR [--scenario NAME ...]
+    python -m codex_probe.probes.explore --codex PATH --out DIR [--scenario NAME ...]
 
 Each scenario runs in its own isolated home and writes, under DIR/<scenario>/:
 transcript.jsonl (JSON-RPC both ways, each entry tagged with the codex process it
@@ -23,15 +23,15 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
-from harness.driver.params import text_input
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import TransportError
-from harness.jsonrpc.process import STDERR_TAIL_LINES
-from rig.backends import backend_at
-from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome
-from rig.session import Session, turn_params
-from rig.wiretap import CapturedRequest, Reply, Wiretap
+from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from codex_probe.harness.driver.params import text_input
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.errors import TransportError
+from codex_probe.harness.jsonrpc.process import STDERR_TAIL_LINES
+from codex_probe.rig.backends import backend_at
+from codex_probe.rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome
+from codex_probe.rig.session import Session, turn_params
+from codex_probe.rig.wiretap import CapturedRequest, Reply, Wiretap
 
 TURN_TIMEOUT_S = 60.0
 EXIT_GRACE_S = 3.0
@@ -379,7 +379,9 @@ async def run_scenario(codex: str, out: Path, name: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m probes.explore", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m codex_probe.probes.explore", description=__doc__
+    )
     parser.add_argument("--codex", required=True, help="path of the codex executable")
     parser.add_argument("--out", required=True, type=Path, help="directory for the captures")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS))

@@ -13,9 +13,9 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from probes.assumptions import Assumption
-from probes.checks import CHECKS
-from probes.findings import (
+from codex_probe.probes.assumptions import Assumption
+from codex_probe.probes.checks import CHECKS
+from codex_probe.probes.findings import (
     BROKEN_PREFIX,
     CHANGED_PREFIX,
     FIDELITY_ID_PREFIX,
@@ -24,9 +24,9 @@ from probes.findings import (
     Verdict,
     judge,
 )
-from probes.observation import normalize
-from probes.preconditions import unmet_preconditions
-from probes.scenario import Observation, ScenarioBroken
+from codex_probe.probes.observation import normalize
+from codex_probe.probes.preconditions import unmet_preconditions
+from codex_probe.probes.scenario import Observation, ScenarioBroken
 
 
 @dataclass

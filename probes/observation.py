@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from probes.scenario import Observation
+from codex_probe.probes.scenario import Observation
 
 MARKER = re.compile(r"CODEX-PROBE-[A-Z0-9][A-Z0-9-]*[A-Z0-9]")
 # How codex's prompt for a local compaction begins (its last input item).

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from probes.observation import normalize_request
-from probes.scenario import Observation, StepRecord
+from codex_probe.probes.observation import normalize_request
+from codex_probe.probes.scenario import Observation, StepRecord
 
 
 def unmet_preconditions(observation: Observation) -> list[str]:

@@ -20,18 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from fake_appserver.profile import checked_in_path
-from harness.codex.install import InstallError, UnknownVersionError
-from harness.codex.npm import NpmError
-from probes.assumptions import ASSUMPTIONS, Assumption
-from probes.findings import FIDELITY_ID_PREFIX, Finding
-from probes.jobs import DEFAULT_JOBS
-from probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
-from probes.learn.profile import LearnedProfile, LearnError, learn_profile
-from probes.learn.reading import Gap
-from probes.scenario import ScenarioBroken, run_scenario
-from probes.scenarios import SCENARIO_HOMES, SCENARIOS
-from rig.backends import Backend, BackendError, make_backend
+from codex_probe.fake_appserver.profile import checked_in_path
+from codex_probe.harness.codex.install import InstallError, UnknownVersionError
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.probes.assumptions import ASSUMPTIONS, Assumption
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding
+from codex_probe.probes.jobs import DEFAULT_JOBS
+from codex_probe.probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity
+from codex_probe.probes.learn.profile import LearnedProfile, LearnError, learn_profile
+from codex_probe.probes.learn.reading import Gap
+from codex_probe.probes.scenario import ScenarioBroken, run_scenario
+from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.rig.backends import Backend, BackendError, make_backend
 
 ProfileSource = Literal["checked-in", "learned"]
 

@@ -16,19 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import (
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.errors import (
     JsonRpcError,
     NotificationTimeout,
     RequestTimeout,
     ServerError,
     TransportError,
 )
-from harness.jsonrpc.transcript import Transcript
-from rig.backends import Backend
-from rig.homes import IsolatedHome
-from rig.session import Session, steer_params, thread_of, turn_params
-from rig.wiretap import CapturedRequest, Reply, Wiretap
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session, steer_params, thread_of, turn_params
+from codex_probe.rig.wiretap import CapturedRequest, Reply, Wiretap
 
 STEP_TIMEOUT = 60.0
 # How long an unsubscribed thread may take to close; releases that close it do so at once.

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
-from harness.driver.params import text_input
-from probes.observation import marker
-from probes.scenario import Scenario, ScenarioRun
-from rig.homes import OPENAI_PROVIDER_NAME
-from rig.wiretap import Reply
+from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from codex_probe.harness.driver.params import text_input
+from codex_probe.probes.observation import marker
+from codex_probe.probes.scenario import Scenario, ScenarioRun
+from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
+from codex_probe.rig.wiretap import Reply
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"

@@ -11,8 +11,8 @@ import json
 from collections import Counter
 from dataclasses import replace
 
-from probes.findings import BROKEN_PREFIX, Finding, Verdict
-from probes.observation import comparable
+from codex_probe.probes.findings import BROKEN_PREFIX, Finding, Verdict
+from codex_probe.probes.observation import comparable
 
 
 def outcome_of(finding: Finding) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from probes.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Verdict
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
 # What a fidelity verdict says of the fake: the same as the real one, or not.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from probes.assumptions import BY_ID
-from probes.findings import FIDELITY_ID_PREFIX, Finding
-from probes.tool import TOOL
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding
+from codex_probe.probes.tool import TOOL
 
 
 def fidelity_statement(finding: Finding) -> str:

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from harness.codex.install import Installation, install
-from harness.codex.schema import ensure_schema
-from harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.codex.install import Installation, install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 
 # No per-example deadline for the property tests, and no health check on how long data
 # generation takes: both time the machine, not the code. On a busy 2-core CI runner an

@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from harness.codex.cache import MARKER
-from harness.codex.install import BINARY_RELATIVE, LAST_USED
+from codex_probe.harness.codex.cache import MARKER
+from codex_probe.harness.codex.install import BINARY_RELATIVE, LAST_USED
 
 DAY = 86400.0
 NOW = time.time()

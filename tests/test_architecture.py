@@ -1,8 +1,9 @@
 """The house keeps its own rules, read from the source: floors, no cycles, one of each idea.
 
-Floors, lowest first (docs/ARCHITECTURE.md): harness, fake_appserver, rig, then probes and
-conformance side by side, reporting, and codex_probe on top. A package imports only
-packages below it; tests/ and bench/ may import anything and nothing imports them.
+Every floor is a package under the one name `codex_probe`. Lowest first
+(docs/ARCHITECTURE.md): harness, fake_appserver, rig, then probes and conformance side by
+side, reporting, and cli on top. A floor imports only floors below it; tests/ and bench/
+may import anything and nothing imports them.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# What each package may import of ours (besides itself).
+# What each floor may import of ours (besides itself).
 MAY_IMPORT: dict[str, set[str]] = {
     "harness": set(),
     "fake_appserver": {"harness"},
@@ -26,10 +27,23 @@ MAY_IMPORT: dict[str, set[str]] = {
     "probes": {"harness", "fake_appserver", "rig"},
     "conformance": {"harness", "fake_appserver", "rig"},
     "reporting": {"harness", "fake_appserver", "rig", "probes", "conformance"},
-    "codex_probe": {"harness", "fake_appserver", "rig", "probes", "conformance", "reporting"},
+    "cli": {"harness", "fake_appserver", "rig", "probes", "conformance", "reporting"},
 }
 SHIPPED = tuple(MAY_IMPORT)
-OURS = (*SHIPPED, "tests", "bench")
+NAMESPACE = "codex_probe"
+# The folders at the top of the checkout that codex_probe/ links in (see its __init__).
+LINKED = ("harness", "fake_appserver", "probes", "conformance")
+OURS = (NAMESPACE, *LINKED, "rig", "reporting", "tests", "bench")
+
+
+def floor(module: str) -> str:
+    """The floor of a module: its package under codex_probe, or tests / bench. The
+    namespace package itself holds no code (the fake's launcher finds the folders by it),
+    so any floor may import it."""
+    parts = module.split(".")
+    if parts[0] != NAMESPACE or len(parts) == 1:
+        return parts[0]
+    return parts[1]
 
 
 @functools.cache
@@ -50,6 +64,8 @@ def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts[0] in LINKED:
+        parts.insert(0, NAMESPACE)
     return ".".join(parts)
 
 
@@ -133,13 +149,14 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 @pytest.mark.parametrize("package", SHIPPED)
 def test_a_package_imports_only_the_floors_below_it(package: str) -> None:
     graph = import_graph()
-    allowed = MAY_IMPORT[package] | {package}
+    assert any(floor(source) == package for source in graph), f"no module of {package}"
+    allowed = MAY_IMPORT[package] | {package, NAMESPACE}
     upward = sorted(
         f"{source} -> {target}"
         for source, targets in graph.items()
-        if source.split(".")[0] == package
+        if floor(source) == package
         for target in targets
-        if target.split(".")[0] not in allowed
+        if floor(target) not in allowed
     )
     assert upward == []
 
@@ -150,9 +167,20 @@ def test_conformance_and_probes_never_import_each_other() -> None:
         f"{source} -> {target}"
         for source, targets in graph.items()
         for target in targets
-        if {source.split(".")[0], target.split(".")[0]} == {"conformance", "probes"}
+        if {floor(source), floor(target)} == {"conformance", "probes"}
     )
     assert crossing == []
+
+
+def test_every_import_of_ours_goes_through_the_one_namespace() -> None:
+    # A bare `import harness` works from a checkout, never from the installed wheel.
+    bare = sorted(
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in python_files()
+        for name in imported_modules(path)
+        if name.split(".")[0] in (*LINKED, "rig", "reporting")
+    )
+    assert bare == []
 
 
 def test_turn_input_is_built_in_one_place_the_drivers() -> None:
@@ -163,7 +191,7 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
     # A scenario's processes are opened through a backend in one place only.
     openers = []
     for path in python_files():
-        if module_name(path).split(".")[0] not in SHIPPED:
+        if floor(module_name(path)) not in SHIPPED:
             continue
         for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ClassDef):
@@ -178,4 +206,4 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
                 ]
                 if calls:
                     openers.append(f"{path.relative_to(ROOT)}:{node.name}")
-    assert openers == ["rig/session.py:Session"]
+    assert openers == ["codex_probe/rig/session.py:Session"]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from rig.backends import BackendError, make_backend
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.rig.backends import BackendError, make_backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 
 pytestmark = pytest.mark.real
 

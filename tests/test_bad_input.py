@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.cli import CLOSED_STDOUT, main
-from codex_probe.commands import drive, validate
-from harness.codex.npm import NpmError
-from harness.jsonrpc.transcript import read_transcript
+from codex_probe.cli.commands import drive, validate
+from codex_probe.cli.main import CLOSED_STDOUT, main
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.jsonrpc.transcript import read_transcript
 from tests.cli import codex_probe
 
 USAGE_ERROR = 2

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rig.baseline import BaselineError, ExpectedEntry, GateKeys, parse_entries
+from codex_probe.rig.baseline import BaselineError, ExpectedEntry, GateKeys, parse_entries
 
 KEYS = GateKeys(
     required=("failure",),

@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from harness import child_env
-from harness.codex.install import Installation, run_codex_tool
-from harness.codex.npm import run_npm
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from reporting.allure_install import install_allure
-from reporting.allure_report import generate_html
-from reporting.browser import dump_dom, find_browser
-from rig.backends import make_backend
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.harness import child_env
+from codex_probe.harness.codex.install import Installation, run_codex_tool
+from codex_probe.harness.codex.npm import run_npm
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.reporting.allure_install import install_allure
+from codex_probe.reporting.allure_report import generate_html
+from codex_probe.reporting.browser import dump_dom, find_browser
+from codex_probe.rig.backends import make_backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 from tests.child_processes import (
     Seen,
     kill_all,

@@ -12,8 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from codex_probe.cli import main
-from codex_probe.commands import (
+from codex_probe.cli.commands import (
     drive,
     install,
     learn,
@@ -23,8 +22,9 @@ from codex_probe.commands import (
     smoke,
     validate,
 )
-from harness.codex.install import InstallError, UnknownVersionError
-from harness.codex.npm import NpmError
+from codex_probe.cli.main import main
+from codex_probe.harness.codex.install import InstallError, UnknownVersionError
+from codex_probe.harness.codex.npm import NpmError
 
 FAILURES: dict[str, Callable[[str], Exception]] = {
     "unknown version": lambda version: UnknownVersionError(version, ["0.171.0"]),

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from rig.launchers import LAUNCHERS, STALE_AFTER_S, remove_stale
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.rig.launchers import LAUNCHERS, STALE_AFTER_S, remove_stale
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY_S = 24 * 3600
@@ -34,7 +34,7 @@ def run_python(program: str, env: dict[str, str] | None = None) -> str:
 def test_a_process_s_launcher_folder_is_removed_when_it_exits(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     printed = run_python(
-        "from rig.launchers import launcher_folder\n"
+        "from codex_probe.rig.launchers import launcher_folder\n"
         "folder = launcher_folder()\n"
         "(folder / 'codex').write_text('#!/bin/sh\\n')\n"
         "assert launcher_folder() == folder\n"
@@ -55,7 +55,7 @@ def test_a_fake_backend_s_launcher_with_a_script_is_gone_after_its_process(
     script.write_text("", encoding="utf-8")
     printed = run_python(
         "from pathlib import Path\n"
-        "from rig.backends import make_backend\n"
+        "from codex_probe.rig.backends import make_backend\n"
         f"backend = make_backend('fake', {DEFAULT_CODEX_VERSION!r}, script=Path({str(script)!r}))\n"
         "assert backend.binary.is_file()\n"
         "print(backend.binary)"
@@ -68,7 +68,7 @@ def test_a_cache_emptied_while_a_process_runs_gets_its_launcher_folder_back(
 ) -> None:
     printed = run_python(
         "import shutil\n"
-        "from rig.launchers import launcher_folder\n"
+        "from codex_probe.rig.launchers import launcher_folder\n"
         "folder = launcher_folder()\n"
         "shutil.rmtree(folder.parent.parent)\n"
         "assert launcher_folder() == folder and folder.is_dir()\n"

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codex_probe.commands.output import output_problem
+from codex_probe.cli.commands.output import output_problem
 
 
 def test_a_folder_that_can_take_the_files_is_no_problem_and_nothing_is_created(

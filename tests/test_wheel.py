@@ -23,15 +23,15 @@ INSTALL_TIMEOUT_S = 600
 
 # Data the code opens at run time, by package.
 PACKAGE_DATA = (
-    "fake_appserver/profiles/0.171.0.json",
-    "fake_appserver/profiles/wire-0.171.0.json",
-    "fake_appserver/profiles/profile.schema.json",
-    "harness/compiler/sources/agent.toml",
-    "harness/compiler/sources/AGENTS.md",
-    "probes/suite/pytest.ini",
+    "codex_probe/fake_appserver/profiles/0.171.0.json",
+    "codex_probe/fake_appserver/profiles/wire-0.171.0.json",
+    "codex_probe/fake_appserver/profiles/profile.schema.json",
+    "codex_probe/harness/compiler/sources/agent.toml",
+    "codex_probe/harness/compiler/sources/AGENTS.md",
+    "codex_probe/probes/suite/pytest.ini",
     "codex_probe/py.typed",
     # The sources a reproduction bundle's reproduce.py is assembled from.
-    "probes/repro/script/main.py",
+    "codex_probe/probes/repro/script/main.py",
 )
 
 
@@ -45,14 +45,20 @@ def run(command: list[str], cwd: Path, timeout: float = INSTALL_TIMEOUT_S) -> st
 
 
 def checkout_copy(target: Path) -> Path:
-    """The tracked files of the checkout, copied: a build writes build/ beside its sources."""
+    """The tracked files of the checkout, copied: a build writes build/ beside its sources.
+    Links stay links (codex_probe/ links in the top-level folders)."""
     listed = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.splitlines()
     for name in listed:
         (target / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, target / name)
+        shutil.copy2(ROOT / name, target / name, follow_symlinks=False)
     return target
+
+
+def top_level_names(site_packages: Path) -> set[str]:
+    """What an installed distribution put at the top of site-packages, ours or not."""
+    return {path.name for path in site_packages.iterdir()}
 
 
 @pytest.mark.starts_early  # builds a wheel and a venv: about 14 s
@@ -65,13 +71,23 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     (wheel,) = dist.glob("codex_probe-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert [path for path in PACKAGE_DATA if path not in names] == []
-    assert not any(name.startswith(("tests/", "bench/")) for name in names)
+    assert {name.split("/")[0] for name in names} == {
+        "codex_probe",
+        f"{wheel.name.split('-')[0]}-{wheel.name.split('-')[1]}.dist-info",
+    }
 
     venv.create(tmp_path / "venv", with_pip=True)
     bin_dir = tmp_path / "venv" / "bin"
+    (site_packages,) = (tmp_path / "venv" / "lib").glob("python3*/site-packages")
+    before = top_level_names(site_packages)
     run(
         [str(bin_dir / "pip"), "install", "-q", "--disable-pip-version-check", str(wheel)], tmp_path
     )
+    added = top_level_names(site_packages) - before
+    ours = {name for name in added if name.startswith("codex_probe")}
+    assert ours == {"codex_probe", f"codex_probe-{wheel.name.split('-')[1]}.dist-info"}, added
+    # Nothing else of ours: every other new name is a dependency's, none a folder of ours.
+    assert not added & {"harness", "fake_appserver", "rig", "probes", "conformance", "reporting"}
 
     compiled = json.loads(
         run([str(bin_dir / "codex-probe"), "compile", "--event", "fresh_start", "--json"], tmp_path)
@@ -80,6 +96,6 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     assert compiled["fingerprint"]
     version = run([str(bin_dir / "fake-codex"), "--version"], tmp_path)
     assert version.startswith("codex-cli "), version
-    assemble = "from probes.repro.assemble import script_text; print(script_text())"
+    assemble = "from codex_probe.probes.repro.assemble import script_text; print(script_text())"
     script = run([str(bin_dir / "python"), "-c", assemble], tmp_path)
     assert script.startswith("#!/usr/bin/env python3\n"), script[:200]

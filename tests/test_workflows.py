@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from codex_probe.cli import build_parser
+from codex_probe.cli.main import build_parser
 
 WORKFLOWS = sorted((Path(__file__).parents[1] / ".github" / "workflows").glob("*.yml"))
 EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")

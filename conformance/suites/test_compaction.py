@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from conformance.marks import check
-from rig.session import Session
+from codex_probe.conformance.marks import check
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from conformance.marks import check
-from conformance.shapes import ALREADY_INITIALIZED, NOT_INITIALIZED, expect_refusal
-from harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
-from rig.session import Session
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.shapes import ALREADY_INITIALIZED, NOT_INITIALIZED, expect_refusal
+from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, seed, settings
 from hypothesis.internal.conjecture import engine as hypothesis_engine
 from hypothesis.stateful import run_state_machine_as_test
 
-from conformance.lifecycle import MachineConfig, make_machine
-from conformance.marks import check
-from conformance.prestart import Prestarter
-from conformance.state import state_of
-from conformance.wire import WireLog
-from rig.backends import Backend
+from codex_probe.conformance.lifecycle import MachineConfig, make_machine
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.prestart import Prestarter
+from codex_probe.conformance.state import state_of
+from codex_probe.conformance.wire import WireLog
+from codex_probe.rig.backends import Backend
 
 MAX_STEPS = 8
 ENTRY_POINT_NAME = "codex_probe"  # the pytest11 entry point that loads conformance.plugin
@@ -52,7 +52,7 @@ def replay_command(
     config = request.config
     words = ["pytest"]
     if not config.pluginmanager.has_plugin(ENTRY_POINT_NAME):
-        words += ["-p", "conformance.plugin"]
+        words += ["-p", "codex_probe.conformance.plugin"]
     words += [
         request.node.nodeid,
         "--codex-backend",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.marks import check
-from conformance.shapes import UNKNOWN_METHOD, expect_refusal
-from rig.session import Session
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.shapes import UNKNOWN_METHOD, expect_refusal
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,15 +6,15 @@ import uuid
 
 import pytest
 
-from conformance.holds import Holds, hold_turn
-from conformance.marks import check
-from conformance.resume import resume_thread
-from conformance.shapes import (
+from codex_probe.conformance.holds import Holds, hold_turn
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.resume import resume_thread
+from codex_probe.conformance.shapes import (
     INVALID_THREAD_ID,
     NO_ROLLOUT,
     expect_refusal,
 )
-from rig.session import Session
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
-from conformance.marks import check
-from conformance.shapes import TURNS_BEFORE_FIRST_TURN, expect_refusal
-from rig.session import Session
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.shapes import TURNS_BEFORE_FIRST_TURN, expect_refusal
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

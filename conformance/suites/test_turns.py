@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from conformance.holds import Holds, hold_turn
-from conformance.marks import check
-from conformance.shapes import (
+from codex_probe.conformance.holds import Holds, hold_turn
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.shapes import (
     NO_ACTIVE_TURN_TO_INTERRUPT,
     NO_ACTIVE_TURN_TO_STEER,
     THREAD_NOT_FOUND,
     WRONG_ACTIVE_TURN,
     expect_refusal,
 )
-from harness.driver.params import text_input
-from rig.session import Session
-from rig.wiretap import Reply
+from codex_probe.harness.driver.params import text_input
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import Reply
 
 pytestmark = pytest.mark.asyncio
 

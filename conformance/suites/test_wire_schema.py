@@ -12,18 +12,18 @@ import contextlib
 
 import pytest
 
-from conformance.holds import Holds, hold_turn
-from conformance.marks import check
-from conformance.target import Target
-from conformance.wire import (
+from codex_probe.conformance.holds import Holds, hold_turn
+from codex_probe.conformance.marks import check
+from codex_probe.conformance.target import Target
+from codex_probe.conformance.wire import (
     LoggedTranscript,
     WireLog,
     validator_for,
     violation_report,
     wire_violations,
 )
-from harness.jsonrpc.errors import JsonRpcError
-from rig.session import Session
+from codex_probe.harness.jsonrpc.errors import JsonRpcError
+from codex_probe.rig.session import Session
 
 pytestmark = pytest.mark.asyncio
 

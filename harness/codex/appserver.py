@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.codex.seal import seal_launch
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.transcript import Transcript
+from codex_probe.harness.codex.seal import seal_launch
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.transcript import Transcript
 
 CLIENT_NAME = "codex-probe"
 CLIENT_VERSION = "0.1.0"

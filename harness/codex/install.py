@@ -14,10 +14,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness import child_env
-from harness.codex import npm
-from harness.codex.cache import install_once, is_installed, versions_dir
-from harness.codex.versions import is_release, nearest_versions
+from codex_probe.harness import child_env
+from codex_probe.harness.codex import npm
+from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
+from codex_probe.harness.codex.versions import is_release, nearest_versions
 
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
 # Touched whenever an installation is handed out; `codex-probe cache prune` reads its mtime.

@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.codex.cache import (
+from codex_probe.harness.codex.cache import (
     MARKER,
     LockTimeout,
     exclusive_lock,
@@ -25,7 +25,7 @@ from harness.codex.cache import (
     lock_path,
     versions_dir,
 )
-from harness.codex.install import BINARY_RELATIVE, LAST_USED
+from codex_probe.harness.codex.install import BINARY_RELATIVE, LAST_USED
 
 # `.<version>.partial-<x>` is an install_once build in progress or killed;
 # `.<version>.trash-<x>` an install a prune moved aside and did not finish deleting.

@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from harness import child_env
-from harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
-from harness.codex.versions import NPM_PACKAGE
-from harness.jsonrpc.process import end_process_group
+from codex_probe.harness import child_env
+from codex_probe.harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
+from codex_probe.harness.codex.versions import NPM_PACKAGE
+from codex_probe.harness.jsonrpc.process import end_process_group
 
 NPM_TIMEOUT = 300.0
 

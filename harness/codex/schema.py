@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from harness.codex.cache import install_once
-from harness.codex.install import Installation, run_codex_tool
+from codex_probe.harness.codex.cache import install_once
+from codex_probe.harness.codex.install import Installation, run_codex_tool
 
 UNION_FILE = "ClientRequest.json"
 

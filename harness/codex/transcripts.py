@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from harness.codex.validator import Kind, MessageValidator, Violation
-from harness.jsonrpc.transcript import TranscriptEntry
+from codex_probe.harness.codex.validator import Kind, MessageValidator, Violation
+from codex_probe.harness.jsonrpc.transcript import TranscriptEntry
 
 
 def validate_transcript(

@@ -1,20 +1,20 @@
 """Prompt compiler: sources -> blocks (slot) -> RuntimeInputEnvelope (spec 4.1-4.4)."""
 
-from harness.compiler.blocks import (
+from codex_probe.harness.compiler.blocks import (
     Block,
     EnvelopeKind,
     RuntimeInputEnvelope,
     Slot,
     render_blocks,
 )
-from harness.compiler.compile import (
+from codex_probe.harness.compiler.compile import (
     CompileError,
     compile_thread_contract,
     compile_turn_context,
     render_platform_text,
 )
-from harness.compiler.events import LifecycleEvent, UnknownEventError, parse_event
-from harness.compiler.loading import (
+from codex_probe.harness.compiler.events import LifecycleEvent, UnknownEventError, parse_event
+from codex_probe.harness.compiler.loading import (
     SOURCE_FILES,
     AgentConfig,
     SourceFile,
@@ -22,7 +22,7 @@ from harness.compiler.loading import (
     SourcesError,
     load_sources,
 )
-from harness.compiler.skilldoc import (
+from codex_probe.harness.compiler.skilldoc import (
     SkillDocError,
     SkillDocParts,
     SkillSection,
@@ -30,7 +30,7 @@ from harness.compiler.skilldoc import (
     skill_doc_sections,
     skill_doc_split,
 )
-from harness.compiler.source_texts import SourceText
+from codex_probe.harness.compiler.source_texts import SourceText
 
 __all__ = [
     "SOURCE_FILES",

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from harness.compiler.blocks import Slot
-from harness.compiler.events import LifecycleEvent
-from harness.compiler.source_texts import SourceText
+from codex_probe.harness.compiler.blocks import Slot
+from codex_probe.harness.compiler.events import LifecycleEvent
+from codex_probe.harness.compiler.source_texts import SourceText
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from harness.compiler.blocks import (
+from codex_probe.harness.compiler.blocks import (
     BLOCK_SEPARATOR,
     ENVELOPE_SLOTS,
     Block,
@@ -18,7 +18,7 @@ from harness.compiler.blocks import (
     RuntimeInputEnvelope,
     Slot,
 )
-from harness.compiler.classification import (
+from codex_probe.harness.compiler.classification import (
     ALL_BLOCK_SPECS,
     BLOCK_SPECS_BY_ID,
     EVENT_TURN_BLOCKS,
@@ -28,10 +28,10 @@ from harness.compiler.classification import (
     BlockSpec,
     SkillPart,
 )
-from harness.compiler.events import LifecycleEvent, parse_event
-from harness.compiler.loading import Sources
-from harness.compiler.skilldoc import skill_doc_sections
-from harness.compiler.source_texts import SourceText
+from codex_probe.harness.compiler.events import LifecycleEvent, parse_event
+from codex_probe.harness.compiler.loading import Sources
+from codex_probe.harness.compiler.skilldoc import skill_doc_sections
+from codex_probe.harness.compiler.source_texts import SourceText
 
 NAME_PLACEHOLDER = "{name}"
 CURRENT_MESSAGE_BLOCK = "turn.current_message"

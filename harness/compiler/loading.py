@@ -14,10 +14,10 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from harness.compiler.skilldoc import SkillDocError, skill_doc_sections
-from harness.compiler.source_texts import SourceText
+from codex_probe.harness.compiler.skilldoc import SkillDocError, skill_doc_sections
+from codex_probe.harness.compiler.source_texts import SourceText
 
-DEFAULT_SOURCES_PACKAGE = "harness.compiler.sources"
+DEFAULT_SOURCES_PACKAGE = "codex_probe.harness.compiler.sources"
 AGENT_CONFIG_FILE = "agent.toml"
 DEFAULT_PERMISSION_MODE = "agent_workspace_write"
 

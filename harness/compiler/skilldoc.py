@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.compiler.blocks import BLOCK_SEPARATOR
-from harness.compiler.classification import SKILL_DOC_SECTIONS, SKILL_RULES_BY_HEADING, SkillPart
+from codex_probe.harness.compiler.blocks import BLOCK_SEPARATOR
+from codex_probe.harness.compiler.classification import (
+    SKILL_DOC_SECTIONS,
+    SKILL_RULES_BY_HEADING,
+    SkillPart,
+)
 
 HEADING_PREFIX = "## "
 

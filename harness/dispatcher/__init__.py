@@ -1,23 +1,23 @@
 """Dispatcher: StartConfig mapping, instruction fingerprint, resume policy (spec 4.2-4.5, 6)."""
 
-from harness.dispatcher.fingerprint import (
+from codex_probe.harness.dispatcher.fingerprint import (
     fingerprints_match,
     instruction_fingerprint,
     strip_legacy_mcp_suffix,
     thread_contract_fingerprint,
 )
-from harness.dispatcher.mapping import (
+from codex_probe.harness.dispatcher.mapping import (
     build_start_config,
     full_prompt,
     without_turn_context_references,
 )
-from harness.dispatcher.resume_policy import (
+from codex_probe.harness.dispatcher.resume_policy import (
     ResumeDecision,
     ResumeReason,
     SessionRecord,
     validate_session_resume,
 )
-from harness.dispatcher.runtime import (
+from codex_probe.harness.dispatcher.runtime import (
     SPLIT_RUNTIMES,
     Runtime,
     UnknownRuntimeError,
@@ -25,7 +25,7 @@ from harness.dispatcher.runtime import (
     parse_runtime,
     runtime_policy,
 )
-from harness.dispatcher.start_config import McpConfig, StartConfig
+from codex_probe.harness.dispatcher.start_config import McpConfig, StartConfig
 
 __all__ = [
     "SPLIT_RUNTIMES",

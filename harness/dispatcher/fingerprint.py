@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 
-from harness.compiler import Slot, Sources, compile_thread_contract
+from codex_probe.harness.compiler import Slot, Sources, compile_thread_contract
 
 # Older daemons appended the MCP surface to the stored value as ":mcp:<hash>".
 _LEGACY_MCP_SUFFIX = re.compile(r":mcp:[^:]+$")

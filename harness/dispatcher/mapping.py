@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     LifecycleEvent,
     RuntimeInputEnvelope,
     Slot,
@@ -19,8 +19,8 @@ from harness.compiler import (
     compile_turn_context,
     render_blocks,
 )
-from harness.dispatcher.runtime import Runtime, is_split_runtime
-from harness.dispatcher.start_config import McpConfig, StartConfig
+from codex_probe.harness.dispatcher.runtime import Runtime, is_split_runtime
+from codex_probe.harness.dispatcher.start_config import McpConfig, StartConfig
 
 
 def without_turn_context_references(envelope: RuntimeInputEnvelope) -> RuntimeInputEnvelope:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from harness.dispatcher.fingerprint import fingerprints_match
-from harness.dispatcher.runtime import Runtime, runtime_policy
+from codex_probe.harness.dispatcher.fingerprint import fingerprints_match
+from codex_probe.harness.dispatcher.runtime import Runtime, runtime_policy
 
 
 class ResumeReason(StrEnum):

@@ -1,15 +1,15 @@
 """The reference CodexAppServerDriver (spec 4.6, 4.7) and its sandbox mapping."""
 
-from harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
-from harness.driver.inbox import ContinuationInbox, HeldMessage
-from harness.driver.params import (
+from codex_probe.harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
+from codex_probe.harness.driver.inbox import ContinuationInbox, HeldMessage
+from codex_probe.harness.driver.params import (
     TurnRequest,
     start_turn_params,
     steer_turn_params,
     thread_resume_params,
     thread_start_params,
 )
-from harness.driver.records import (
+from codex_probe.harness.driver.records import (
     Delivery,
     DeliveryOutcomeUnknown,
     DeliveryStatus,
@@ -23,8 +23,13 @@ from harness.driver.records import (
     SettleFailed,
     UnexpectedAnswer,
 )
-from harness.driver.refusals import SteerRefusal, ThreadRefusal, steer_refusal, thread_refusal
-from harness.driver.sandbox import (
+from codex_probe.harness.driver.refusals import (
+    SteerRefusal,
+    ThreadRefusal,
+    steer_refusal,
+    thread_refusal,
+)
+from codex_probe.harness.driver.sandbox import (
     APPROVAL_POLICY,
     PermissionMode,
     SandboxConfigError,
@@ -33,7 +38,12 @@ from harness.driver.sandbox import (
     parse_permission_mode,
     sandbox_settings,
 )
-from harness.driver.session import DEFAULT_TURN_TIMEOUT, SessionResult, run_session, settle
+from codex_probe.harness.driver.session import (
+    DEFAULT_TURN_TIMEOUT,
+    SessionResult,
+    run_session,
+    settle,
+)
 
 __all__ = [
     "APPROVAL_POLICY",

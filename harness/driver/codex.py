@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.dispatcher import StartConfig
-from harness.driver.inbox import ContinuationInbox
-from harness.driver.params import (
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver.inbox import ContinuationInbox
+from codex_probe.harness.driver.params import (
     TurnRequest,
     start_turn_params,
     steer_turn_params,
@@ -25,7 +25,7 @@ from harness.driver.params import (
     thread_resume_params,
     thread_start_params,
 )
-from harness.driver.records import (
+from codex_probe.harness.driver.records import (
     Delivery,
     DeliveryOutcomeUnknown,
     DeliveryStatus,
@@ -37,16 +37,16 @@ from harness.driver.records import (
     SentRequest,
     UnexpectedAnswer,
 )
-from harness.driver.refusals import (
+from codex_probe.harness.driver.refusals import (
     SteerRefusal,
     other_active_turn,
     steer_refusal,
     thread_refusal,
 )
-from harness.driver.sandbox import sandbox_settings
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import ServerError, TransportError
-from harness.jsonrpc.framing import Notification
+from codex_probe.harness.driver.sandbox import sandbox_settings
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.errors import ServerError, TransportError
+from codex_probe.harness.jsonrpc.framing import Notification
 
 DEFAULT_REQUEST_TIMEOUT = 60.0
 

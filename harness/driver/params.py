@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.dispatcher import StartConfig
-from harness.driver.sandbox import APPROVAL_POLICY, sandbox_settings
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver.sandbox import APPROVAL_POLICY, sandbox_settings
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from harness.driver.refusals import ThreadRefusal
+from codex_probe.harness.driver.refusals import ThreadRefusal
 
 
 class Outcome(StrEnum):

@@ -25,7 +25,7 @@ import re
 from enum import StrEnum
 from typing import TypeVar
 
-from harness.jsonrpc.errors import ServerError
+from codex_probe.harness.jsonrpc.errors import ServerError
 
 INVALID_REQUEST = -32600
 

@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.codex.appserver import open_app_server
-from harness.dispatcher import StartConfig
-from harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
-from harness.driver.records import (
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
+from codex_probe.harness.driver.records import (
     Delivery,
     DeliveryOutcomeUnknown,
     InitialThread,
     SettleFailed,
 )
-from harness.driver.sandbox import sandbox_settings
-from harness.jsonrpc.errors import TransportError
-from harness.jsonrpc.transcript import Transcript
+from codex_probe.harness.driver.sandbox import sandbox_settings
+from codex_probe.harness.jsonrpc.errors import TransportError
+from codex_probe.harness.jsonrpc.transcript import Transcript
 
 DEFAULT_TURN_TIMEOUT = 120.0
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from harness.jsonrpc.deadlines import Deadlines
-from harness.jsonrpc.errors import (
+from codex_probe.harness.jsonrpc.deadlines import Deadlines
+from codex_probe.harness.jsonrpc.errors import (
     ConnectionClosed,
     MalformedFrame,
     NotificationTimeout,
@@ -29,7 +29,7 @@ from harness.jsonrpc.errors import (
     ServerExited,
     TransportError,
 )
-from harness.jsonrpc.framing import (
+from codex_probe.harness.jsonrpc.framing import (
     ErrorResponse,
     FrameError,
     Notification,
@@ -43,8 +43,8 @@ from harness.jsonrpc.framing import (
     request_frame,
     response_frame,
 )
-from harness.jsonrpc.process import STREAM_LIMIT, ServerProcess
-from harness.jsonrpc.transcript import Transcript
+from codex_probe.harness.jsonrpc.process import STREAM_LIMIT, ServerProcess
+from codex_probe.harness.jsonrpc.transcript import Transcript
 
 DEFAULT_TIMEOUT = 30.0
 METHOD_NOT_FOUND = -32601

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.jsonrpc.framing import RequestId
+from codex_probe.harness.jsonrpc.framing import RequestId
 
 
 class JsonRpcError(Exception):

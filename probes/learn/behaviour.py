@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fake_appserver.profile import (
+from codex_probe.fake_appserver.profile import (
     BaseOutcome,
     BasePlacement,
     ColdResumeBase,
@@ -26,7 +26,7 @@ from fake_appserver.profile import (
     SteerWhileAnswering,
     Unsubscribe,
 )
-from probes.learn.reading import (
+from codex_probe.probes.learn.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,
@@ -39,8 +39,8 @@ from probes.learn.reading import (
     Observed,
     Request,
 )
-from probes.learn.turn_requests import interrupt_without_turn, turn_start_while_active
-from rig.homes import OPENAI_PROVIDER_NAME
+from codex_probe.probes.learn.turn_requests import interrupt_without_turn, turn_start_while_active
+from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
 
 
 def _gap(field: str, request: Request, observed: str, missing: str) -> Inexpressible:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fake_appserver.profile import ErrorAnswer
-from probes.learn.reading import Gap, Inexpressible, Observed
-from probes.scenarios import MALFORMED_THREAD_ID, UNKNOWN_METHOD, UNKNOWN_THREAD_ID
+from codex_probe.fake_appserver.profile import ErrorAnswer
+from codex_probe.probes.learn.reading import Gap, Inexpressible, Observed
+from codex_probe.probes.scenarios import MALFORMED_THREAD_ID, UNKNOWN_METHOD, UNKNOWN_THREAD_ID
 
 
 def _template(

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from fake_appserver.profile import (
+from codex_probe.fake_appserver.profile import (
     Behaviour,
     ErrorAnswer,
     Errors,
@@ -36,15 +36,15 @@ from fake_appserver.profile import (
     encode_document,
     load_profile,
 )
-from harness.codex.versions import version_key
-from probes.files import write_text_atomically
-from probes.learn.behaviour import INFERENCES
-from probes.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
-from probes.learn.reading import Gap, Inexpressible, Observed
-from probes.learn.texts import TEXT_INFERENCES
-from probes.learn.wire_capture import wire_document
-from probes.scenario import Observation
-from probes.tool import TOOL
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.probes.files import write_text_atomically
+from codex_probe.probes.learn.behaviour import INFERENCES
+from codex_probe.probes.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
+from codex_probe.probes.learn.reading import Gap, Inexpressible, Observed
+from codex_probe.probes.learn.texts import TEXT_INFERENCES
+from codex_probe.probes.learn.wire_capture import wire_document
+from codex_probe.probes.scenario import Observation
+from codex_probe.probes.tool import TOOL
 
 T = TypeVar("T")
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from probes.observation import Location, label_text, locate, normalize_request
-from probes.scenario import Observation, StepRecord
+from codex_probe.probes.observation import Location, label_text, locate, normalize_request
+from codex_probe.probes.scenario import Observation, StepRecord
 
 T = TypeVar("T")
 

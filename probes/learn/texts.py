@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from probes.learn.reading import (
+from codex_probe.probes.learn.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fake_appserver.profile import InterruptWithoutTurn, TurnStartWhileActive
-from probes.learn.reading import Gap, Inexpressible, Inferred, Observed
+from codex_probe.fake_appserver.profile import InterruptWithoutTurn, TurnStartWhileActive
+from codex_probe.probes.learn.reading import Gap, Inexpressible, Inferred, Observed
 
 
 def _answered_turn(result: Any) -> str:

@@ -14,9 +14,9 @@ import tempfile
 from collections.abc import Iterable
 from typing import Any
 
-from fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
-from harness.jsonrpc.transcript import Transcript
-from probes.learn.reading import Gap
+from codex_probe.fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.probes.learn.reading import Gap
 
 # (template name, method whose response holds it)
 RESPONSES = {

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from harness.codex.install import Installation, install
-from harness.codex.installs import list_installs, remove_install
+from codex_probe.harness.codex.install import Installation, install
+from codex_probe.harness.codex.installs import list_installs, remove_install
 
 
 class InstallBudget:

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.codex.versions import version_key
-from probes.assumptions import ASSUMPTIONS
-from probes.files import write_json
-from probes.findings import Verdict
-from probes.release import ReleaseRun
-from probes.scenarios import SCENARIOS
-from probes.tool import TOOL
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.files import write_json
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.release import ReleaseRun
+from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.tool import TOOL
 
 HISTORY_FILE = "history.json"
 

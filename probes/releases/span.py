@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from harness.codex import npm
-from harness.codex.install import UnknownVersionError, resolve_version
-from harness.codex.versions import is_release, nearest_versions, version_key
+from codex_probe.harness.codex import npm
+from codex_probe.harness.codex.install import UnknownVersionError, resolve_version
+from codex_probe.harness.codex.versions import is_release, nearest_versions, version_key
 
 
 def releases_between(first: str, last: str, published: list[str]) -> list[str]:

@@ -15,21 +15,26 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from harness.codex.install import Installation, InstallError, UnknownVersionError, install
-from harness.codex.npm import NpmError
-from probes.files import write_json, write_text_atomically
-from probes.findings import Verdict
-from probes.release import Selection, probe_release
-from probes.releases.budget import InstallBudget
-from probes.releases.grid import render_html, render_svg
-from probes.releases.history import (
+from codex_probe.harness.codex.install import (
+    Installation,
+    InstallError,
+    UnknownVersionError,
+    install,
+)
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.probes.files import write_json, write_text_atomically
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.release import Selection, probe_release
+from codex_probe.probes.releases.budget import InstallBudget
+from codex_probe.probes.releases.grid import render_html, render_svg
+from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     is_current,
     release_entry,
     save_history,
     unavailable_entry,
 )
-from probes.verdict_file import verdict_document, verdict_entry
+from codex_probe.probes.verdict_file import verdict_document, verdict_entry
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
 INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)

@@ -24,19 +24,19 @@ from typing import Any
 
 import tomli_w
 
-from harness.codex import seal
-from probes.assumptions import BY_ID, Assumption
-from probes.files import write_json, write_text_atomically
-from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
-from probes.judge import ScenarioOutcome
-from probes.observation import normalize
-from probes.repro import record as run_record
-from probes.repro.assemble import script_text
-from probes.repro.readings import READINGS, vocabulary
-from probes.repro.readme import render_readme
-from probes.repro.script.main import outcome as bundled_outcome
-from probes.repro.script.sealing import SEAL_FILE
-from probes.tool import TOOL
+from codex_probe.harness.codex import seal
+from codex_probe.probes.assumptions import BY_ID, Assumption
+from codex_probe.probes.files import write_json, write_text_atomically
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
+from codex_probe.probes.judge import ScenarioOutcome
+from codex_probe.probes.observation import normalize
+from codex_probe.probes.repro import record as run_record
+from codex_probe.probes.repro.assemble import script_text
+from codex_probe.probes.repro.readings import READINGS, vocabulary
+from codex_probe.probes.repro.readme import render_readme
+from codex_probe.probes.repro.script.main import outcome as bundled_outcome
+from codex_probe.probes.repro.script.sealing import SEAL_FILE
+from codex_probe.probes.tool import TOOL
 
 BUNDLE_FILES = (
     "README.md",

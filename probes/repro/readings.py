@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from harness.driver.refusals import INVALID_REQUEST, STEER_RULES, THREAD_RULES
-from probes.observation import CODEX_BLOCKS, COMPACTION_PROMPT_OPENING, MARKER, marker
+from codex_probe.harness.driver.refusals import INVALID_REQUEST, STEER_RULES, THREAD_RULES
+from codex_probe.probes.observation import CODEX_BLOCKS, COMPACTION_PROMPT_OPENING, MARKER, marker
 
 Expression = dict[str, Any]
 DEFAULT_PROMPT = "codex:default_prompt"

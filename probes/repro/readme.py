@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from probes.repro.readings import describe
+from codex_probe.probes.repro.readings import describe
 
 FILES = (
     ("reproduce.py", "the replay and the reading of the finding; Python standard library only"),

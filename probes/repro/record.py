@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from harness.jsonrpc.errors import (
+from codex_probe.harness.jsonrpc.errors import (
     JsonRpcError,
     MalformedFrame,
     NotificationTimeout,
@@ -22,8 +22,8 @@ from harness.jsonrpc.errors import (
     ServerError,
     ServerExited,
 )
-from probes.repro.script import outcomes
-from probes.scenario import Observation, ScenarioBroken, StepRecord, describe_failure
+from codex_probe.probes.repro.script import outcomes
+from codex_probe.probes.scenario import Observation, ScenarioBroken, StepRecord, describe_failure
 
 PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes.files import write_json
-from probes.findings import FIDELITY_ID_PREFIX
-from probes.jobs import DEFAULT_JOBS
-from probes.release import Selection, Subject
-from probes.suite.release_runs import ReleaseRuns
-from probes.suite.table import render_table
-from probes.tally import is_fidelity, tally
-from probes.verdict_file import verdict_document
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.probes.files import write_json
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.jobs import DEFAULT_JOBS
+from codex_probe.probes.release import Selection, Subject
+from codex_probe.probes.suite.release_runs import ReleaseRuns
+from codex_probe.probes.suite.table import render_table
+from codex_probe.probes.tally import is_fidelity, tally
+from codex_probe.probes.verdict_file import verdict_document
 
 FINDING_PROPERTY = "codex_probe_finding"
 

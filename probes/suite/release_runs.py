@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from harness.codex.seal import describe_sealing
-from probes.release import ReleaseRun, Selection, Subject, probe_release
-from probes.stability import flips, steady_findings
+from codex_probe.harness.codex.seal import describe_sealing
+from codex_probe.probes.release import ReleaseRun, Selection, Subject, probe_release
+from codex_probe.probes.stability import flips, steady_findings
 
 
 class ReleaseRuns:

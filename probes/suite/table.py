@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from probes.assumptions import ASSUMPTIONS
-from probes.findings import FIDELITY_ID_PREFIX
-from probes.scenarios import SCENARIOS
-from probes.tally import FIDELITY_WORDS, is_fidelity
+from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.tally import FIDELITY_WORDS, is_fidelity
 
 CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
 # The fake's verdicts in fidelity words (probes.tally), a difference in capitals.

@@ -9,12 +9,12 @@ from typing import Any
 import allure
 import pytest
 
-from probes.assumptions import BY_ID
-from probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
-from probes.judge import ScenarioOutcome
-from probes.repro.bundle import bundle_in_report
-from probes.suite.release_runs import ReleaseRuns
-from probes.verdict_file import verdict_entry
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
+from codex_probe.probes.judge import ScenarioOutcome
+from codex_probe.probes.repro.bundle import bundle_in_report
+from codex_probe.probes.suite.release_runs import ReleaseRuns
+from codex_probe.probes.verdict_file import verdict_entry
 
 SPEC = "shared/spec/codex-runtime-instructions-prompt-split.md"
 

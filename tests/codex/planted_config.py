@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from harness.codex import seal
-from harness.codex.seal import SYSTEM_CONFIG_DIR, Support, prepare, seal_launch
-from probes.observation import normalize
-from probes.repro.script.sealing import SEAL_FILE
-from probes.scenario import ScenarioBroken, run_scenario
-from probes.scenarios import SCENARIOS
-from rig.backends import Backend, make_backend
-from rig.wiretap import Wiretap
+from codex_probe.harness.codex import seal
+from codex_probe.harness.codex.seal import SYSTEM_CONFIG_DIR, Support, prepare, seal_launch
+from codex_probe.probes.observation import normalize
+from codex_probe.probes.repro.script.sealing import SEAL_FILE
+from codex_probe.probes.scenario import ScenarioBroken, run_scenario
+from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.rig.backends import Backend, make_backend
+from codex_probe.rig.wiretap import Wiretap
 from tests.probes.repro.bundles import run_bundle
 
 PLANTED_PROVIDER = "planted"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.cache import MARKER, LockTimeout, exclusive_lock, lock_path
-from harness.codex.install import LAST_USED, Installation, install, installed
-from harness.codex.installs import CachedInstall, list_installs, prune_installs
+from codex_probe.harness.codex.cache import MARKER, LockTimeout, exclusive_lock, lock_path
+from codex_probe.harness.codex.install import LAST_USED, Installation, install, installed
+from codex_probe.harness.codex.installs import CachedInstall, list_installs, prune_installs
 from tests.fake_installs import CODEX_SHIM, DAY, NOW, fake_install
 
 REPO = Path(__file__).resolve().parents[2]

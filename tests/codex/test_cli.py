@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
+from codex_probe.harness.codex.install import Installation
 
 pytestmark = pytest.mark.real
 

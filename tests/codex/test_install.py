@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex import npm
-from harness.codex.install import (
+from codex_probe.harness.codex import npm
+from codex_probe.harness.codex.install import (
     Installation,
     UnknownVersionError,
     binary_version,
@@ -17,7 +17,7 @@ from harness.codex.install import (
     installed,
     resolve_version,
 )
-from harness.codex.npm import NpmError
+from codex_probe.harness.codex.npm import NpmError
 
 pytestmark = pytest.mark.real
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.progress import InstallProgress
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.progress import InstallProgress
 from tests.cli import codex_probe
 
 

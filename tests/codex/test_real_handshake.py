@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from harness.codex.appserver import open_app_server
-from harness.codex.install import Installation
-from harness.codex.schema import ensure_schema
-from harness.codex.transcripts import validate_transcript
-from harness.codex.validator import MessageValidator
-from harness.jsonrpc.errors import ServerError
-from harness.jsonrpc.transcript import Transcript
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.transcripts import validate_transcript
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.jsonrpc.errors import ServerError
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 
 pytestmark = pytest.mark.real
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from harness.codex import seal
-from harness.codex.install import Installation
-from harness.codex.seal import (
+from codex_probe.harness.codex import seal
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.seal import (
     EXIT_SEAL_FAILED,
     SYSTEM_CONFIG_DIR,
     Sealing,
@@ -29,8 +29,8 @@ from harness.codex.seal import (
     prepare,
     seal_launch,
 )
-from probes.repro.script.sealing import SEAL_FILE
-from rig.backends import make_backend
+from codex_probe.probes.repro.script.sealing import SEAL_FILE
+from codex_probe.rig.backends import make_backend
 from tests.codex.planted_config import observe
 from tests.probes.repro.bundles import bundled
 

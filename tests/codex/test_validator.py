@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.schema import ensure_schema
-from harness.codex.validator import MessageValidator
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.validator import MessageValidator
 
 pytestmark = pytest.mark.real
 

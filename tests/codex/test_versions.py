@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from harness.codex.versions import (
+from codex_probe.harness.codex.versions import (
     DEFAULT_CODEX_VERSION,
     DEFAULT_MATRIX,
     is_release,

@@ -14,8 +14,14 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from harness.compiler import SOURCE_FILES, AgentConfig, LifecycleEvent, Sources, SourceText
-from harness.compiler.classification import SKILL_DOC_SECTIONS
+from codex_probe.harness.compiler import (
+    SOURCE_FILES,
+    AgentConfig,
+    LifecycleEvent,
+    Sources,
+    SourceText,
+)
+from codex_probe.harness.compiler.classification import SKILL_DOC_SECTIONS
 
 # Texts that come from files (the channel skill doc is built section by section).
 FILE_TEXTS: tuple[SourceText, ...] = tuple(
@@ -111,6 +117,6 @@ def expected_markers(event: LifecycleEvent, message: str) -> dict[str, int]:
 
 def copy_default_sources(destination: Path) -> Path:
     """A writable copy of the packaged default sources folder."""
-    packaged = Path(str(files("harness.compiler.sources")))
+    packaged = Path(str(files("codex_probe.harness.compiler.sources")))
     shutil.copytree(packaged, destination, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     return destination

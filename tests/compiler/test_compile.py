@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     Block,
     CompileError,
     EnvelopeKind,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.compiler import SOURCE_FILES, SourcesError, SourceText, load_sources
+from codex_probe.harness.compiler import SOURCE_FILES, SourcesError, SourceText, load_sources
 from tests.compiler.marked_sources import copy_default_sources
 
 

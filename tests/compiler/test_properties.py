@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     LifecycleEvent,
     Sources,
     compile_thread_contract,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     SkillDocError,
     SourceText,
     load_sources,
@@ -10,7 +10,7 @@ from harness.compiler import (
     skill_doc_sections,
     skill_doc_split,
 )
-from harness.compiler.classification import SKILL_DOC_SECTIONS, SkillPart
+from codex_probe.harness.compiler.classification import SKILL_DOC_SECTIONS, SkillPart
 from tests.compiler.marked_sources import SKILL_HEADINGS, skill_doc_from_bodies
 
 

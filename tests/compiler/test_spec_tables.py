@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compiler import LifecycleEvent, SourceText
-from harness.dispatcher import StartConfig, build_start_config
+from codex_probe.harness.compiler import LifecycleEvent, SourceText
+from codex_probe.harness.dispatcher import StartConfig, build_start_config
 from tests.compiler.marked_sources import marked_sources, marker, skill_marker
 
 PROMPT_FIELDS = ("base_instructions", "developer_instructions", "fresh_prompt", "resume_prompt")

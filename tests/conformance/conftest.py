@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.registry import MARKER
+from codex_probe.conformance.registry import MARKER
 
 
 def pytest_configure(config: pytest.Config) -> None:

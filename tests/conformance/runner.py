@@ -16,9 +16,10 @@ CHILD_TIMEOUT_S = 420
 
 
 def plugin_args() -> list[str]:
-    """`-p conformance.plugin` unless the installed entry point loads it already."""
-    installed = any(ep.value == "conformance.plugin" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "conformance.plugin"]
+    """`-p codex_probe.conformance.plugin` unless the installed entry point loads it already."""
+    plugin = "codex_probe.conformance.plugin"
+    installed = any(ep.value == plugin for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", plugin]
 
 
 @dataclass

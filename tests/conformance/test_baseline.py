@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance.baseline import (
+from codex_probe.conformance.baseline import (
     ExpectedFailure,
     ExpectedFailures,
     default_baseline_path,
     judge,
     load_expected_failures,
 )
-from conformance.registry import CONFORMANCE_CHECKS
-from rig.baseline import BaselineError
+from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.rig.baseline import BaselineError
 
 ENTRY = ExpectedFailure(
     "CONF-INTERRUPT-002", "0.120.0", "real", "never answered upstream", re.compile("RequestTimeout")
@@ -28,7 +28,8 @@ def test_a_check_without_an_entry_keeps_its_own_outcome() -> None:
 
 
 def test_a_baselined_failure_for_the_stated_reason_is_an_expected_failure() -> None:
-    judged = judge(ENTRY, False, "harness.jsonrpc.errors.RequestTimeout: turn/interrupt ...")
+    failure = "codex_probe.harness.jsonrpc.errors.RequestTimeout: turn/interrupt ..."
+    judged = judge(ENTRY, False, failure)
     assert judged.outcome == "expected failure"
     assert judged.message == "baseline: never answered upstream"
 

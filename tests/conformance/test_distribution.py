@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.distribution import target_scope
+from codex_probe.conformance.distribution import target_scope
 
 LABELS = ["fake-0.120.0", "fake-0.171.0", "real-0.171.0"]
 

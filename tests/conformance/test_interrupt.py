@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
+from codex_probe.harness.codex.install import Installation
 from tests.child_processes import interruptible
 from tests.probes.test_probe_run import children
 

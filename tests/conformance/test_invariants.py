@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from conformance.invariants import (
+from codex_probe.conformance.invariants import (
     check_one_response_each,
     check_status_edges,
     check_turn_pairs,
     check_turns,
 )
-from harness.jsonrpc.transcript import Direction, TranscriptEntry
+from codex_probe.harness.jsonrpc.transcript import Direction, TranscriptEntry
 
 
 def entries(*messages: tuple[Direction, dict[str, Any]]) -> list[TranscriptEntry]:

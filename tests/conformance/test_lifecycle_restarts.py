@@ -5,11 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, cast
 
-from conformance.lifecycle import LifecycleMachine
-from conformance.thread_model import ThreadModel
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.transcript import Transcript
-from rig.session import AppServerProcess, Session
+from codex_probe.conformance.lifecycle import LifecycleMachine
+from codex_probe.conformance.thread_model import ThreadModel
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.session import AppServerProcess, Session
 
 HANDSHAKE: list[dict[str, Any]] = [
     {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "1"}}},

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from tests.conformance.runner import SUITES, Run, run_pytest
 
 pytestmark = pytest.mark.real  # the fake needs the real version's schema from npm

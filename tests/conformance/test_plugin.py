@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from fake_appserver.profile import PROFILES_DIR
-from harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.fake_appserver.profile import PROFILES_DIR
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from tests.conformance.runner import run_pytest
 
 CHECKS_FILE = """
-from conformance.marks import check
+from codex_probe.conformance.marks import check
 
 @check("CONF-METHOD-001")
 def test_known_break(codex_target):
@@ -114,7 +114,7 @@ def test_a_wrong_option_is_a_usage_error_naming_it(
 
 
 PROFILE_CHECK = """
-from conformance.marks import check
+from codex_probe.conformance.marks import check
 
 @check("CONF-METHOD-001")
 def test_the_fake_runs_on_the_given_profile(codex_backend):
@@ -139,7 +139,7 @@ def test_fake_profile_runs_the_fake_on_that_file_for_its_version(tmp_path: Path)
 
 WHERE_CHECKS_RAN = """
 import os
-from conformance.marks import check
+from codex_probe.conformance.marks import check
 
 def ran(codex_target):
     with open(os.environ["WHERE_CHECKS_RAN"], "a") as sink:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.prestart import Prestarter
-from rig.backends import Backend
+from codex_probe.conformance.prestart import Prestarter
+from codex_probe.rig.backends import Backend
 
 
 @pytest.fixture

@@ -8,15 +8,15 @@ import pkgutil
 import re
 from collections import Counter
 
-import conformance.suites
-from conformance.registry import CONFORMANCE_CHECKS, MARKER
+import codex_probe.conformance.suites
+from codex_probe.conformance.registry import CONFORMANCE_CHECKS, MARKER
 
 
 def suite_tests() -> list[tuple[str, list[str]]]:
     """(test name, the check ids it is marked with) for every test function of the suites."""
     found = []
-    for module_info in pkgutil.iter_modules(conformance.suites.__path__):
-        module = importlib.import_module(f"conformance.suites.{module_info.name}")
+    for module_info in pkgutil.iter_modules(codex_probe.conformance.suites.__path__):
+        module = importlib.import_module(f"codex_probe.conformance.suites.{module_info.name}")
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("test_") and function.__module__ == module.__name__:
                 marks = getattr(function, "pytestmark", [])

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from conformance.shapes import (
+from codex_probe.conformance.shapes import (
     ALREADY_INITIALIZED,
     INVALID_THREAD_ID,
     NO_ACTIVE_TURN_TO_INTERRUPT,
@@ -22,8 +22,8 @@ from conformance.shapes import (
     expect_refusal,
     matches,
 )
-from fake_appserver.profile import available_versions, load_profile
-from harness.jsonrpc.errors import ServerError, ServerExited
+from codex_probe.fake_appserver.profile import available_versions, load_profile
+from codex_probe.harness.jsonrpc.errors import ServerError, ServerExited
 
 THREAD = str(uuid.uuid4())
 # Each measured error of the profiles, the shape that must match it, and its holes.

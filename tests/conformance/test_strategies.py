@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from jsonschema import Draft7Validator
 
-from conformance import strategies
-from harness.codex.install import install
-from harness.codex.schema import ensure_schema
-from harness.codex.versions import DEFAULT_MATRIX
+from codex_probe.conformance import strategies
+from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.versions import DEFAULT_MATRIX
 
 pytestmark = pytest.mark.real  # the schema comes from the codex-cli binary (npm)
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from codex_probe.cli import COMMAND_MODULES, main
-from harness.compiler import Slot, compile_turn_context, load_sources
-from harness.dispatcher import thread_contract_fingerprint
+from codex_probe.cli.main import COMMAND_MODULES, main
+from codex_probe.harness.compiler import Slot, compile_turn_context, load_sources
+from codex_probe.harness.dispatcher import thread_contract_fingerprint
 from tests.compiler.marked_sources import copy_default_sources
 
 USAGE_ERROR = 2
@@ -35,7 +35,7 @@ def reference_texts(event: str) -> list[str]:
 
 
 def test_compile_is_a_registered_subcommand() -> None:
-    assert "codex_probe.commands.compile" in COMMAND_MODULES
+    assert "codex_probe.cli.commands.compile" in COMMAND_MODULES
 
 
 def test_fresh_start_prints_instructions_and_fresh_prompt_and_no_resume_prompt(

@@ -3,8 +3,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.compiler import load_sources
-from harness.dispatcher import (
+from codex_probe.harness.compiler import load_sources
+from codex_probe.harness.dispatcher import (
     build_start_config,
     fingerprints_match,
     instruction_fingerprint,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     LifecycleEvent,
     Slot,
     SourceText,
@@ -11,7 +11,7 @@ from harness.compiler import (
     render_platform_text,
     skill_doc,
 )
-from harness.dispatcher import (
+from codex_probe.harness.dispatcher import (
     McpConfig,
     UnknownRuntimeError,
     build_start_config,

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from harness.compiler import (
+from codex_probe.harness.compiler import (
     LifecycleEvent,
     Slot,
     Sources,
@@ -19,8 +19,8 @@ from harness.compiler import (
     load_sources,
     skill_doc_sections,
 )
-from harness.compiler.classification import SkillPart
-from harness.dispatcher import (
+from codex_probe.harness.compiler.classification import SkillPart
+from codex_probe.harness.dispatcher import (
     McpConfig,
     StartConfig,
     build_start_config,

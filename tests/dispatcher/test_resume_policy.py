@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.dispatcher import (
+from codex_probe.harness.dispatcher import (
     ResumeReason,
     Runtime,
     SessionRecord,

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fake_appserver.launcher import write_launcher
-from harness.codex.appserver import open_app_server
-from harness.dispatcher import StartConfig
-from harness.driver import (
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver import (
     CodexAppServerDriver,
     Delivery,
     DeliveryOutcomeUnknown,
@@ -39,10 +39,10 @@ from harness.driver import (
     sandbox_settings,
     settle,
 )
-from harness.jsonrpc.errors import TransportError
-from harness.jsonrpc.transcript import Transcript, TranscriptEntry
-from rig.homes import IsolatedHome
-from rig.wiretap import Reply, Wiretap
+from codex_probe.harness.jsonrpc.errors import TransportError
+from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Reply, Wiretap
 from tests.driver.schedules import MALFORMED_SESSION_ID, MISSING_SESSION_ID, Schedule
 
 # Short deadlines keep a hang cheap; a spurious timeout on a slow machine only turns a

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from harness.dispatcher import StartConfig
-from harness.driver import CodexAppServerDriver
-from harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver import CodexAppServerDriver
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
 
 PEER = Path(__file__).with_name("peer.py")
 WORK_DIR = "/tmp/agent-work"

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from harness.driver import Delivery, DeliveryStatus, Outcome, PreparePath, SentRequest
+from codex_probe.harness.driver import Delivery, DeliveryStatus, Outcome, PreparePath, SentRequest
 from tests.driver.campaign import (
     BASE,
     DEVELOPER,

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from codex_probe.cli import main
-from harness.codex.install import Installation
-from harness.compiler import LifecycleEvent, load_sources
-from harness.dispatcher import build_start_config
-from harness.jsonrpc.transcript import read_transcript
+from codex_probe.cli.main import main
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.compiler import LifecycleEvent, load_sources
+from codex_probe.harness.dispatcher import build_start_config
+from codex_probe.harness.jsonrpc.transcript import read_transcript
 
 
 def drive(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:

@@ -10,12 +10,18 @@ from typing import Any
 
 import pytest
 
-from fake_appserver.launcher import write_launcher
-from harness.compiler import LifecycleEvent, load_sources
-from harness.dispatcher import StartConfig, build_start_config
-from harness.driver import DeliveryStatus, PrepareFailed, PreparePath, SessionResult, run_session
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.harness.compiler import LifecycleEvent, load_sources
+from codex_probe.harness.dispatcher import StartConfig, build_start_config
+from codex_probe.harness.driver import (
+    DeliveryStatus,
+    PrepareFailed,
+    PreparePath,
+    SessionResult,
+    run_session,
+)
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 
 TIMEOUT = 20.0
 

@@ -35,16 +35,16 @@ from pathlib import Path
 import pytest
 from hypothesis import event, example, given, seed, settings
 
-from fake_appserver.script import load_script
-from harness.dispatcher import StartConfig
-from harness.driver import (
+from codex_probe.fake_appserver.script import load_script
+from codex_probe.harness.dispatcher import StartConfig
+from codex_probe.harness.driver import (
     CodexAppServerDriver,
     Delivery,
     DeliveryOutcomeUnknown,
     InitialThread,
     PrepareFailed,
 )
-from harness.jsonrpc.errors import ServerError, TransportError
+from codex_probe.harness.jsonrpc.errors import ServerError, TransportError
 from tests.driver.campaign import Seeds, run_example
 from tests.driver.invariants import check_invariants, describe, path_labels
 from tests.driver.replay import REPO_ROOT, replay_command, save_schedule

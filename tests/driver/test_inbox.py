@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.driver import ContinuationInbox
+from codex_probe.harness.driver import ContinuationInbox
 
 
 def test_held_bodies_come_out_exactly_once_in_arrival_order() -> None:

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from harness.codex.appserver import open_app_server
-from harness.codex.install import Installation
-from harness.codex.schema import ensure_schema
-from harness.codex.transcripts import validate_transcript
-from harness.codex.validator import MessageValidator
-from harness.compiler import LifecycleEvent, load_sources
-from harness.dispatcher import StartConfig, build_start_config
-from harness.driver import (
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.transcripts import validate_transcript
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.compiler import LifecycleEvent, load_sources
+from codex_probe.harness.dispatcher import StartConfig, build_start_config
+from codex_probe.harness.driver import (
     CodexAppServerDriver,
     DeliveryStatus,
     PreparePath,
@@ -31,9 +31,9 @@ from harness.driver import (
     sandbox_settings,
     settle,
 )
-from harness.jsonrpc.transcript import Transcript
-from rig.homes import IsolatedHome
-from rig.wiretap import CapturedRequest, Reply, Wiretap
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import CapturedRequest, Reply, Wiretap
 
 pytestmark = pytest.mark.real
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.driver import SteerRefusal, ThreadRefusal, steer_refusal, thread_refusal
-from harness.driver.refusals import other_active_turn
-from harness.jsonrpc.errors import ServerError
+from codex_probe.harness.driver import SteerRefusal, ThreadRefusal, steer_refusal, thread_refusal
+from codex_probe.harness.driver.refusals import other_active_turn
+from codex_probe.harness.jsonrpc.errors import ServerError
 
 ID = "38654797-903e-4e9f-8543-82d585948544"
 MALFORMED = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.driver import (
+from codex_probe.harness.driver import (
     PermissionMode,
     SandboxConfigError,
     UnknownPermissionModeError,

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from codex_probe.cli import main
-from codex_probe.commands import drive
-from fake_appserver.launcher import write_launcher
-from harness.compiler import LifecycleEvent, load_sources
-from harness.dispatcher import build_start_config
-from harness.driver import DeliveryStatus, PreparePath, SettleFailed, run_session
-from harness.driver.session import SessionSettleFailed
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.cli.commands import drive
+from codex_probe.cli.main import main
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.harness.compiler import LifecycleEvent, load_sources
+from codex_probe.harness.dispatcher import build_start_config
+from codex_probe.harness.driver import DeliveryStatus, PreparePath, SettleFailed, run_session
+from codex_probe.harness.driver.session import SessionSettleFailed
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 
 NEVER_ENDING_TURN = '{"method": "turn/start", "action": "never_complete"}\n'
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from fake_appserver.launcher import write_launcher
-from fake_appserver.profile import PROFILES_DIR
-from harness.codex.appserver import open_app_server
-from harness.driver.params import text_input
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.transcript import Transcript
-from rig.homes import IsolatedHome
-from rig.wiretap import Wiretap
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.fake_appserver.profile import PROFILES_DIR
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.driver.params import text_input
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fake_appserver.event_stream import EventStreamDecoder, ServerSentEvent
+from codex_probe.fake_appserver.event_stream import EventStreamDecoder, ServerSentEvent
 
 
 def events_of(*pieces: str) -> list[ServerSentEvent]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_appserver.cli import PROFILE_ENV, SCRIPT_ENV
+from codex_probe.fake_appserver.cli import PROFILE_ENV, SCRIPT_ENV
 from tests.fake.conftest import copy_profile, edit
 
 INITIALIZE = {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import fake_appserver
+from codex_probe import fake_appserver
 
 PACKAGE = Path(fake_appserver.__file__).parent
 
@@ -18,7 +18,7 @@ def fake_imports(path: Path) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             # A relative import (level 1) is from the package itself.
-            base = "fake_appserver" if node.level else None
+            base = "codex_probe.fake_appserver" if node.level else None
             module = ".".join(filter(None, [base, node.module]))
             names = [module] + [f"{module}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Import):
@@ -26,7 +26,7 @@ def fake_imports(path: Path) -> set[str]:
         else:
             continue
         for name in names:
-            package, _, module_name = name.partition(".")
+            package, _, module_name = name.removeprefix("codex_probe.").partition(".")
             if package == "fake_appserver" and (PACKAGE / f"{module_name}.py").is_file():
                 imported.add(module_name)
     return imported
@@ -59,8 +59,8 @@ def test_the_fake_server_loads_only_the_framing_and_the_versions_of_the_harness(
         [
             sys.executable,
             "-c",
-            "import sys, fake_appserver.server; "
-            "print(*sorted(m for m in sys.modules if m.split('.')[0] == 'harness'))",
+            "import sys, codex_probe.fake_appserver.server; "
+            "print(*sorted(m for m in sys.modules if m.startswith('codex_probe.harness')))",
         ],
         capture_output=True,
         text=True,
@@ -68,11 +68,11 @@ def test_the_fake_server_loads_only_the_framing_and_the_versions_of_the_harness(
         check=True,
     )
     assert listed.stdout.split() == [
-        "harness",
-        "harness.codex",
-        "harness.codex.versions",
-        "harness.jsonrpc",
-        "harness.jsonrpc.framing",
+        "codex_probe.harness",
+        "codex_probe.harness.codex",
+        "codex_probe.harness.codex.versions",
+        "codex_probe.harness.jsonrpc",
+        "codex_probe.harness.jsonrpc.framing",
     ]
 
 
@@ -90,9 +90,11 @@ def loaded_by(code: str) -> set[str]:
 
 def test_the_fake_answers_initialize_before_it_loads_asyncio() -> None:
     # cli.main answers the first request (first_request.py) before importing the server.
-    assert "asyncio" not in loaded_by("import fake_appserver.cli, fake_appserver.first_request")
+    assert "asyncio" not in loaded_by(
+        "import codex_probe.fake_appserver.cli, codex_probe.fake_appserver.first_request"
+    )
 
 
 def test_no_part_of_the_fake_loads_an_http_library() -> None:
-    modules = loaded_by("import fake_appserver.cli, fake_appserver.server")
+    modules = loaded_by("import codex_probe.fake_appserver.cli, codex_probe.fake_appserver.server")
     assert not modules & {"aiohttp", "http", "urllib3", "requests", "httpx"}

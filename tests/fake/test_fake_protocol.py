@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fake_appserver.profile import available_versions
-from harness.jsonrpc.errors import ServerError
+from codex_probe.fake_appserver.profile import available_versions
+from codex_probe.harness.jsonrpc.errors import ServerError
 from tests.fake.conftest import FakeProcesses, copy_profile, edit, texts
 
 PROFILES = available_versions()
@@ -261,7 +261,7 @@ async def test_steer_joins_the_active_turn_and_a_wrong_turn_id_is_refused(
     fake: FakeProcesses,
     profile: str,
 ) -> None:
-    from rig.wiretap import Reply
+    from codex_probe.rig.wiretap import Reply
 
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
@@ -303,7 +303,7 @@ async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider
     fake: FakeProcesses,
     profile: str,
 ) -> None:
-    from rig.wiretap import Reply
+    from codex_probe.rig.wiretap import Reply
 
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)

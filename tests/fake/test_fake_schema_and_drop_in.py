@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from fake_appserver.launcher import write_launcher
-from fake_appserver.profile import available_versions
-from harness.codex.appserver import open_app_server
-from harness.codex.install import install
-from harness.codex.schema import ensure_schema
-from harness.codex.transcripts import validate_transcript
-from harness.codex.validator import MessageValidator
-from harness.driver.params import text_input
-from harness.jsonrpc.errors import ServerError
-from rig.homes import IsolatedHome
-from rig.wiretap import Reply, Wiretap
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.fake_appserver.profile import available_versions
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.transcripts import validate_transcript
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.driver.params import text_input
+from codex_probe.harness.jsonrpc.errors import ServerError
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Reply, Wiretap
 from tests.fake.conftest import FakeProcesses
 
 pytestmark = pytest.mark.real

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from harness.driver.params import text_input
-from harness.jsonrpc.client import JsonRpcClient
-from rig.wiretap import Reply
+from codex_probe.harness.driver.params import text_input
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.rig.wiretap import Reply
 from tests.fake.conftest import FakeProcesses, texts
 
 

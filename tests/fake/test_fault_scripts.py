@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from fake_appserver.script import ScriptError, load_script
-from harness.driver.params import text_input
-from harness.jsonrpc.errors import (
+from codex_probe.fake_appserver.script import ScriptError, load_script
+from codex_probe.harness.driver.params import text_input
+from codex_probe.harness.jsonrpc.errors import (
     MalformedFrame,
     NotificationTimeout,
     RequestTimeout,

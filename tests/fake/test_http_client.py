@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from fake_appserver.http_client import HttpError, post_json
-from rig.wiretap import Wiretap
+from codex_probe.fake_appserver.http_client import HttpError, post_json
+from codex_probe.rig.wiretap import Wiretap
 
 
 async def test_a_streamed_answer_is_read_line_by_line_as_the_wiretap_sends_it() -> None:

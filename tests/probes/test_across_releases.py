@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.assumptions import ASSUMPTIONS
-from probes.scenarios import SCENARIOS
+from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.scenarios import SCENARIOS
 from tests.cli import codex_probe as run_codex_probe
 
 

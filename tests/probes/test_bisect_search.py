@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from hypothesis import given
 from hypothesis import strategies as st
 
-from probes.releases.bisect import BisectResult, Step, bisect_releases
+from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 
 
 def releases(count: int) -> list[str]:

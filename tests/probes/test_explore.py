@@ -1,13 +1,13 @@
-"""`python -m probes.explore` against the fake: the files one scenario writes."""
+"""`python -m codex_probe.probes.explore` against the fake: the files one scenario writes."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from fake_appserver.launcher import write_launcher
-from harness.jsonrpc.transcript import read_transcript
-from probes import explore
+from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.harness.jsonrpc.transcript import read_transcript
+from codex_probe.probes import explore
 
 
 def test_the_errors_scenario_writes_its_transcript_requests_layout_stderr_and_config(

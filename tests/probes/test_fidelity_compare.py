@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from harness.jsonrpc.transcript import Transcript
-from probes import judge
-from probes.judge import ScenarioOutcome, fidelity_of
-from probes.scenario import Observation
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.probes import judge
+from codex_probe.probes.judge import ScenarioOutcome, fidelity_of
+from codex_probe.probes.scenario import Observation
 
 
 def outcomes(

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from probes.observation import comparable
-from probes.releases.grid import change_points, render_html, render_svg, rows
-from probes.releases.history import (
+from codex_probe.probes.observation import comparable
+from codex_probe.probes.releases.grid import change_points, render_html, render_svg, rows
+from codex_probe.probes.releases.history import (
     HistoryError,
     Shard,
     broken_findings,
@@ -21,8 +21,8 @@ from probes.releases.history import (
     unavailable_entry,
     unavailable_releases,
 )
-from probes.releases.sweep import to_probe
-from probes.tool import TOOL
+from codex_probe.probes.releases.sweep import to_probe
+from codex_probe.probes.tool import TOOL
 from tests.cli import codex_probe
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, TomlValue, merge_tables
+from codex_probe.rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, TomlValue, merge_tables
 
 BASE_URL = "http://127.0.0.1:4321/v1"
 

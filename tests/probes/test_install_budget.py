@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.installs import list_installs
-from probes.releases.budget import InstallBudget
+from codex_probe.harness.codex.installs import list_installs
+from codex_probe.probes.releases.budget import InstallBudget
 from tests.fake_installs import fake_install
 
 

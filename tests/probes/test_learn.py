@@ -13,8 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-import fake_appserver.profile
-from fake_appserver.profile import (
+import codex_probe.fake_appserver.profile
+from codex_probe.fake_appserver.profile import (
     PROFILES_DIR,
     ErrorAnswer,
     Measured,
@@ -22,18 +22,23 @@ from fake_appserver.profile import (
     available_versions,
     load_profile,
 )
-from harness.codex.install import Installation, install
-from harness.codex.schema import ensure_schema
-from probes.judge import ScenarioOutcome
-from probes.learn.behaviour import unsubscribe
-from probes.learn.errors import _template
-from probes.learn.profile import LearnError, learn_profile, nearest_checked_in, unobserved_error
-from probes.learn.reading import Inexpressible, Observed
-from probes.learn.texts import STAND_IN, stand_in
-from probes.release import run_scenarios
-from probes.scenario import Observation
-from probes.scenarios import SCENARIOS
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation, install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.probes.judge import ScenarioOutcome
+from codex_probe.probes.learn.behaviour import unsubscribe
+from codex_probe.probes.learn.errors import _template
+from codex_probe.probes.learn.profile import (
+    LearnError,
+    learn_profile,
+    nearest_checked_in,
+    unobserved_error,
+)
+from codex_probe.probes.learn.reading import Inexpressible, Observed
+from codex_probe.probes.learn.texts import STAND_IN, stand_in
+from codex_probe.probes.release import run_scenarios
+from codex_probe.probes.scenario import Observation
+from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.rig.backends import make_backend
 from tests.fake.conftest import copy_profile, edit
 from tests.once import computed_once
 
@@ -237,7 +242,7 @@ def test_a_refusal_no_scenario_observes_keeps_the_nearest_checked_in_answer_as_n
         tmp_path / "0.171.0.json",
         lambda d: d["errors"]["turn_without_text"]["value"].update(message="text, 0.171.0"),
     )
-    monkeypatch.setattr(fake_appserver.profile, "PROFILES_DIR", tmp_path)
+    monkeypatch.setattr(codex_probe.fake_appserver.profile, "PROFILES_DIR", tmp_path)
     with pytest.raises(LearnError):
         nearest_checked_in("0.180.0")  # no whole profile loads, yet the refusal is kept
     assert unobserved_error("turn_without_text", "0.180.0") == Measured(

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from probes.observation import label_text, locate, marker, normalize_request, request_kind
+from codex_probe.probes.observation import (
+    label_text,
+    locate,
+    marker,
+    normalize_request,
+    request_kind,
+)
 
 
 def message(role: str, *texts: str) -> dict[str, Any]:

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes.assumptions import BY_ID
-from probes.findings import Verdict
-from probes.judge import ScenarioOutcome, judge_assumption
-from probes.preconditions import unmet_preconditions
-from probes.release import run_scenarios
-from probes.scenario import Observation
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
+from codex_probe.probes.preconditions import unmet_preconditions
+from codex_probe.probes.release import run_scenarios
+from codex_probe.probes.scenario import Observation
+from codex_probe.rig.backends import make_backend
 from tests.once import computed_once
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release

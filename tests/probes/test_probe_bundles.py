@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from harness.codex.install import Installation
-from reporting.summary import render_summary
-from reporting.verdicts import load_verdicts
+from codex_probe.harness.codex.install import Installation
+from codex_probe.reporting.summary import render_summary
+from codex_probe.reporting.verdicts import load_verdicts
 
 CHANGED, HOLDS = "resume-refresh-cold", "start-applies-instructions"
 

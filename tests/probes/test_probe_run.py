@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
-from harness.codex.install import Installation
-from probes.assumptions import ASSUMPTIONS
-from probes.scenarios import SCENARIOS
+from codex_probe.fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
+from codex_probe.harness.codex.install import Installation
+from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.scenarios import SCENARIOS
 from tests.child_processes import interruptible
 from tests.once import made_once
 

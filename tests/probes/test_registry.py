@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness.jsonrpc.transcript import Transcript
-from probes import judge
-from probes.assumptions import ASSUMPTIONS, BY_ID
-from probes.checks import CHECKS
-from probes.findings import Verdict
-from probes.judge import ScenarioOutcome, judge_assumption
-from probes.scenario import Observation
-from probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.probes import judge
+from codex_probe.probes.assumptions import ASSUMPTIONS, BY_ID
+from codex_probe.probes.checks import CHECKS
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
+from codex_probe.probes.scenario import Observation
+from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS
 
 
 def test_every_assumption_reads_a_scenario_that_exists_and_has_a_check() -> None:

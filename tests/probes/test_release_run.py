@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from harness.codex.install import Installation, InstallError
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from harness.jsonrpc.client import JsonRpcClient
-from probes import release as release_module
-from probes.findings import Verdict
-from probes.release import Selection, fidelity_id, probe_release, run_scenarios
-from rig.backends import Backend, make_backend
-from rig.homes import IsolatedHome
+from codex_probe.harness.codex.install import Installation, InstallError
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.probes import release as release_module
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.release import Selection, fidelity_id, probe_release, run_scenarios
+from codex_probe.rig.backends import Backend, make_backend
+from codex_probe.rig.homes import IsolatedHome
 from tests.child_processes import snapshot
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes import scenario as scenario_module
-from probes.scenario import ScenarioBroken, run_scenario
-from probes.scenarios import SCENARIOS, start_and_turns
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.probes import scenario as scenario_module
+from codex_probe.probes.scenario import ScenarioBroken, run_scenario
+from codex_probe.probes.scenarios import SCENARIOS, start_and_turns
+from codex_probe.rig.backends import make_backend
 
 pytestmark = pytest.mark.real
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.jsonrpc.errors import NotificationTimeout
-from rig.backends import make_backend
-from rig.homes import IsolatedHome
-from rig.session import Session
-from rig.wiretap import Reply, Wiretap
+from codex_probe.harness.jsonrpc.errors import NotificationTimeout
+from codex_probe.rig.backends import make_backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session
+from codex_probe.rig.wiretap import Reply, Wiretap
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 

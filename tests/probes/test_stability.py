@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness.codex.install import Installation
-from probes.findings import Finding, Verdict
-from probes.stability import flips, steady_findings
+from codex_probe.harness.codex.install import Installation
+from codex_probe.probes.findings import Finding, Verdict
+from codex_probe.probes.stability import flips, steady_findings
 
 
 def finding(verdict: Verdict, **observed: Any) -> Finding:

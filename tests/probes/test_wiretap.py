@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 
-from rig.wiretap import CapturedRequest, Reply, Wiretap, mask_headers
+from codex_probe.rig.wiretap import CapturedRequest, Reply, Wiretap, mask_headers
 
 MODEL_BODY: dict[str, Any] = {
     "model": "mock-model",
@@ -271,7 +271,7 @@ async def test_a_body_that_is_not_json_is_kept_as_text() -> None:
 
 
 def test_a_reply_with_deltas_announces_the_item_then_streams_its_text() -> None:
-    from rig.wiretap import assistant_message, response_events
+    from codex_probe.rig.wiretap import assistant_message, response_events
 
     events = response_events("r1", [assistant_message("m1", "abcdef")], deltas=2)
     kinds = [e["type"] for e in events]

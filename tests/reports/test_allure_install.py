@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.npm import NpmError
-from reporting import allure_install
-from reporting.allure_install import (
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.reporting import allure_install
+from codex_probe.reporting.allure_install import (
     ALLURE_VERSION,
     AllureInstallError,
     install_allure,

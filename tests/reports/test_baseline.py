@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reporting.baseline import AcceptedChange, load_accepted_changes
-from rig.baseline import BaselineError
+from codex_probe.reporting.baseline import AcceptedChange, load_accepted_changes
+from codex_probe.rig.baseline import BaselineError
 
 
 def write(tmp_path: Path, text: str) -> Path:

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from reporting.categories import (
+from codex_probe.reporting.categories import (
     CATEGORIES,
     categories_json,
     category_of,

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reporting.history_link import (
+from codex_probe.reporting.history_link import (
     LINK_NAME,
     find_history,
     link_results,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.codex.install import Installation, install
-from harness.codex.versions import SPEC_CODEX_VERSION
+from codex_probe.harness.codex.install import Installation, install
+from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION
 from tests.cli import codex_probe
 
 FINDING = "start-applies-instructions"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reporting.probe_run import ProbeRunTimeout, probe_command, run_probes
+from codex_probe.reporting.probe_run import ProbeRunTimeout, probe_command, run_probes
 
 
 def running(pid: int) -> bool:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reporting.allure_install import BINARY_RELATIVE, AllureInstallation
-from reporting.allure_report import generate_html
+from codex_probe.reporting.allure_install import BINARY_RELATIVE, AllureInstallation
+from codex_probe.reporting.allure_report import generate_html
 
 # Stands in for `allure generate --config C --output DIR RESULTS`: writes DIR/index.html
 # into the folder it is given, as Allure does.

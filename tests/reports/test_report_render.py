@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from reporting.allure_report import ANALYTICS_HOST
-from reporting.browser import dump_dom
-from reporting.history_link import LINK_NAME
+from codex_probe.reporting.allure_report import ANALYTICS_HOST
+from codex_probe.reporting.browser import dump_dom
+from codex_probe.reporting.history_link import LINK_NAME
 from tests.cli import codex_probe as run_codex_probe
 from tests.once import made_once
 from tests.reports.conftest import DATA

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import install
-from harness.codex.schema import ensure_schema
-from harness.codex.versions import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION
+from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION
 
 pytestmark = pytest.mark.real
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reporting.verdicts import VerdictFileError, load_verdicts
+from codex_probe.reporting.verdicts import VerdictFileError, load_verdicts
 from tests.reports.conftest import DATA, MakeVerdict
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
 
 PEER = Path(__file__).with_name("peer.py")
 SpawnPeer = Callable[..., Awaitable[JsonRpcClient]]

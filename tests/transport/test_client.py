@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from harness.jsonrpc.errors import (
+from codex_probe.harness.jsonrpc.errors import (
     ConnectionClosed,
     MalformedFrame,
     NotificationTimeout,
@@ -18,7 +18,7 @@ from harness.jsonrpc.errors import (
     ServerExited,
     TransportError,
 )
-from harness.jsonrpc.transcript import Transcript, read_transcript
+from codex_probe.harness.jsonrpc.transcript import Transcript, read_transcript
 from tests.transport.conftest import SpawnPeer
 
 

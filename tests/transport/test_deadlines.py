@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Hashable
 
-from harness.jsonrpc.deadlines import SLACK, Deadlines
+from codex_probe.harness.jsonrpc.deadlines import SLACK, Deadlines
 
 
 def deadlines_for(waiting: set[Hashable], expired: list[Hashable]) -> Deadlines[Hashable]:

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.jsonrpc.process import end_process_group
+from codex_probe.harness.jsonrpc.process import end_process_group
 
 # A child that leaves a grandchild in its group, then waits for stdin to close.
 PARENT_OF_A_SLEEPER = (

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from harness.jsonrpc.client import JsonRpcClient
-from harness.jsonrpc.errors import ServerExited
-from harness.jsonrpc.process import strip_ansi
+from codex_probe.harness.jsonrpc.client import JsonRpcClient
+from codex_probe.harness.jsonrpc.errors import ServerExited
+from codex_probe.harness.jsonrpc.process import strip_ansi
 
 # A log line as codex 0.171.0 writes it (its tracing output, coloured), plus a link and
 # a charset switch, the other escapes a terminal program may write.

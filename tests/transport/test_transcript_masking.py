@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.jsonrpc.framing import encode_bytes
-from harness.jsonrpc.transcript import (
+from codex_probe.harness.jsonrpc.framing import encode_bytes
+from codex_probe.harness.jsonrpc.transcript import (
     Transcript,
     TranscriptEntry,
     mask_secrets,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from probes.repro.script.outcomes import CouldNotRun, ServerGone, json_or_none
+from codex_probe.probes.repro.script.outcomes import CouldNotRun, ServerGone, json_or_none
 
 CLOSE_GRACE_S = 2.0
 

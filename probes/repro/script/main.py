@@ -36,8 +36,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from probes.repro.script.app_server import version_of
-from probes.repro.script.outcomes import (
+from codex_probe.probes.repro.script.app_server import version_of
+from codex_probe.probes.repro.script.outcomes import (
     COULD_NOT_RUN,
     NOT_REPRODUCED,
     REPRODUCED,
@@ -45,9 +45,9 @@ from probes.repro.script.outcomes import (
     CouldNotRun,
     Unreadable,
 )
-from probes.repro.script.reading import Reading, unmet_preconditions
-from probes.repro.script.replay import Bundle, Replay
-from probes.repro.script.sealing import sealing_line
+from codex_probe.probes.repro.script.reading import Reading, unmet_preconditions
+from codex_probe.probes.repro.script.replay import Bundle, Replay
+from codex_probe.probes.repro.script.sealing import sealing_line
 
 STEP_TIMEOUT_S = 60.0
 VERSION_TIMEOUT_S = 10.0

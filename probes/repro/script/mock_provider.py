@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from probes.repro.script.outcomes import json_or_none
+from codex_probe.probes.repro.script.outcomes import json_or_none
 
 # The mock's answers where the scenario queued none: codex-probe's wiretap gives the same.
 DEFAULT_REPLY_TEXT = "wiretap reply {index}"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from probes.repro.script.outcomes import PRECONDITION, Unreadable, dig
+from codex_probe.probes.repro.script.outcomes import PRECONDITION, Unreadable, dig
 
 
 class Reading:

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from probes.repro.script.app_server import AppServer, thread_of
-from probes.repro.script.mock_provider import MockProvider
-from probes.repro.script.outcomes import (
+from codex_probe.probes.repro.script.app_server import AppServer, thread_of
+from codex_probe.probes.repro.script.mock_provider import MockProvider
+from codex_probe.probes.repro.script.outcomes import (
     NO_ANSWER,
     NO_MODEL_REQUEST,
     NO_NOTIFICATION,
@@ -24,7 +24,7 @@ from probes.repro.script.outcomes import (
     StepFailed,
     dig,
 )
-from probes.repro.script.sealing import Sealer
+from codex_probe.probes.repro.script.sealing import Sealer
 
 PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
 

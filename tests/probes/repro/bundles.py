@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from probes.assumptions import BY_ID
-from probes.findings import Finding
-from probes.judge import ScenarioOutcome, judge_assumption
-from probes.repro.bundle import write_bundle
-from probes.scenario import ScenarioBroken, run_scenario
-from probes.scenarios import SCENARIO_HOMES, SCENARIOS
-from rig.backends import Backend
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import Finding
+from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
+from codex_probe.probes.repro.bundle import write_bundle
+from codex_probe.probes.scenario import ScenarioBroken, run_scenario
+from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.rig.backends import Backend
 
 # What upstream types: python3 (this interpreter where none is on PATH).
 PYTHON3 = shutil.which("python3") or sys.executable

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.repro import assemble
-from probes.repro.assemble import AssemblyError, script_text
+from codex_probe.probes.repro import assemble
+from codex_probe.probes.repro.assemble import AssemblyError, script_text
 
 
 def test_the_script_imports_the_standard_library_only() -> None:

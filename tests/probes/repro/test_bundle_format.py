@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION
-from probes import scenario as scenario_module
-from probes.assumptions import BY_ID
-from probes.findings import Verdict
-from probes.judge import judge_assumption, judge_fidelity
-from probes.repro.bundle import NotBundled, write_bundle
-from probes.repro.readings import READINGS, seen
-from probes.repro.record import NotReplayable, replay_steps
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.probes import scenario as scenario_module
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.judge import judge_assumption, judge_fidelity
+from codex_probe.probes.repro.bundle import NotBundled, write_bundle
+from codex_probe.probes.repro.readings import READINGS, seen
+from codex_probe.probes.repro.record import NotReplayable, replay_steps
+from codex_probe.rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, scenario_outcome
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release

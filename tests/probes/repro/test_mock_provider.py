@@ -8,9 +8,9 @@ import threading
 import time
 import urllib.request
 
-from probes.repro.script import mock_provider
-from probes.repro.script.mock_provider import MockProvider
-from rig import wiretap
+from codex_probe.probes.repro.script import mock_provider
+from codex_probe.probes.repro.script.mock_provider import MockProvider
+from codex_probe.rig import wiretap
 
 
 def test_its_answers_are_the_wiretaps_event_for_event() -> None:

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_MATRIX
-from probes.assumptions import ASSUMPTIONS, BY_ID
-from probes.findings import Verdict
-from probes.judge import ScenarioOutcome, judge_assumption
-from probes.repro import record
-from probes.repro.bundle import write_bundle
-from probes.repro.readings import READINGS, describe, vocabulary
-from probes.repro.script.main import outcome as bundled_outcome
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_MATRIX
+from codex_probe.probes.assumptions import ASSUMPTIONS, BY_ID
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
+from codex_probe.probes.repro import record
+from codex_probe.probes.repro.bundle import write_bundle
+from codex_probe.probes.repro.readings import READINGS, describe, vocabulary
+from codex_probe.probes.repro.script.main import outcome as bundled_outcome
+from codex_probe.rig.backends import make_backend
 from tests.once import computed_once
 from tests.probes.repro.bundles import scenario_outcome
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_MATRIX
-from probes.assumptions import BY_ID
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_MATRIX
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, run_bundle
 
 pytestmark = pytest.mark.real

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.codex.install import Installation
-from harness.codex.versions import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION
-from rig.backends import make_backend
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, SPEC_CODEX_VERSION
+from codex_probe.rig.backends import make_backend
 from tests.child_processes import POLL_S, Seen, kill_all, read, snapshot
 from tests.probes.repro.bundles import BundleRun, bundled, run_bundle
 

@@ -1,0 +1,1 @@
+"""The `codex-probe` command: the top floor, which composes every other part."""

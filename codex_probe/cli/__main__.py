@@ -1,0 +1,9 @@
+"""`python -m codex_probe.cli`: the `codex-probe` command run by this Python."""
+
+from __future__ import annotations
+
+import sys
+
+from codex_probe.cli.main import main
+
+sys.exit(main())

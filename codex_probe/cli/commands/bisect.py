@@ -1,0 +1,169 @@
+"""`codex-probe bisect FINDING --good A --bad B`: the first release where a finding changed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from codex_probe.cli.commands.failures import INSTALL_FAILURES
+from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.harness.codex.install import UnknownVersionError
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.findings import Verdict
+from codex_probe.probes.release import Selection, probe_release
+from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
+from codex_probe.probes.releases.budget import InstallBudget
+from codex_probe.probes.releases.span import RangeError, published_range
+
+# Exit codes: 0 one boundary found; 1 no change, or a history that changes more than once;
+# 2 usage; 3 probes broke where the boundary lies.
+CHANGES_NOT_ONCE, USAGE, UNRESOLVED = 1, 2, 3
+
+
+class UnknownObservedKey(LookupError):
+    pass
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "bisect",
+        help="find the first release where a finding changed",
+        description="Probe FINDING on the real codex-cli releases between --good and --bad "
+        "(about log2 N of them, installed as needed) and name the first release whose verdict "
+        "(or, with --observed KEY, whose observed value) differs from the good release's. "
+        "Exit 0: one boundary; 1: no change, or a history that changes more than once; "
+        "2: usage; 3: the releases around the boundary could not be probed.",
+    )
+    parser.add_argument("finding", help="an assumption id, e.g. base-developer-placement")
+    parser.add_argument("--good", required=True, metavar="A", help="the release to compare with")
+    parser.add_argument("--bad", required=True, metavar="B", help="a later release that differs")
+    parser.add_argument(
+        "--observed",
+        metavar="KEY",
+        help="compare this observed value instead of the verdict (e.g. base_at)",
+    )
+    add_jobs_option(parser)
+    add_keep_installs_option(parser)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.finding not in BY_ID:
+        print(
+            f"codex-probe bisect: {args.finding} is not an assumption id; known: "
+            + ", ".join(BY_ID),
+            file=sys.stderr,
+        )
+        return USAGE
+    try:
+        releases = published_range(args.good, args.bad)
+    except (UnknownVersionError, NpmError, RangeError) as error:
+        print(f"codex-probe bisect: {error}", file=sys.stderr)
+        return USAGE
+    progress = sys.stderr if args.json else sys.stdout
+    what = f"--observed {args.observed}" if args.observed else "verdict"
+    print(
+        f"bisect {args.finding} ({what}) over {len(releases)} releases from {releases[0]} to "
+        f"{releases[-1]}",
+        file=progress,
+    )
+    budget = InstallBudget(args.keep_installs)
+    with tempfile.TemporaryDirectory(prefix="codex-probe-bisect-") as scratch:
+
+        def probe(version: str) -> Step:
+            step = probe_one(args, version, budget, Path(scratch))
+            shown = f"broken: {step.broken}" if step.broken else json.dumps(step.value)
+            print(f"  {version}: {args.observed or 'verdict'} = {shown}", file=progress)
+            return step
+
+        try:
+            result = bisect_releases(releases, probe)
+        except UnknownObservedKey as error:
+            print(f"codex-probe bisect: {error}", file=sys.stderr)
+            return USAGE
+    if args.json:
+        print(json.dumps(as_json(args, result), indent=2))
+    else:
+        print_result(args, releases, result)
+    if result.unresolved is not None:
+        return UNRESOLVED
+    return 0 if result.found else CHANGES_NOT_ONCE
+
+
+def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scratch: Path) -> Step:
+    try:
+        budget.use(version)
+    except INSTALL_FAILURES as error:
+        return Step(version, broken=f"not installed: {error}")
+    selection = Selection.of({args.finding}, fidelity=False)
+    release = asyncio.run(
+        probe_release(version, selection, jobs=args.jobs, learned_dir=scratch / version)
+    )
+    finding = release.findings[args.finding]
+    if finding.verdict is Verdict.BROKEN:
+        return Step(version, broken=finding.summary or "; ".join(finding.evidence))
+    if args.observed is None:
+        return Step(version, finding.verdict.value, tuple(finding.evidence))
+    if args.observed not in finding.observed:
+        raise UnknownObservedKey(
+            f"{args.finding} observes no {args.observed!r}; it observes: "
+            + ", ".join(finding.observed)
+        )
+    return Step(version, finding.observed[args.observed], tuple(finding.evidence))
+
+
+def as_json(args: argparse.Namespace, result: BisectResult) -> dict[str, Any]:
+    def version(step: Step | None) -> str | None:
+        return None if step is None or not result.found else step.version
+
+    return {
+        "finding": args.finding,
+        "observed": args.observed,
+        "first_changed": version(result.first_changed),
+        "last_same": version(result.last_same),
+        "steps": [step.to_json() for step in result.steps],
+        "evidence": {
+            step.version: list(step.evidence)
+            for step in (result.last_same, result.first_changed)
+            if step is not None and result.found
+        },
+        "no_change": result.no_change,
+        "flips": result.flips,
+        "unresolved": result.unresolved,
+    }
+
+
+def print_result(args: argparse.Namespace, releases: list[str], result: BisectResult) -> None:
+    if result.unresolved is not None:
+        print(f"no boundary: {result.unresolved}")
+    elif result.no_change:
+        value = json.dumps(result.steps[0].value)
+        print(f"no change between {releases[0]} and {releases[-1]}: both give {value}")
+        print(
+            "  (bisection compares the ends: a value that changes and changes back in between "
+            "shows only in `codex-probe history`)"
+        )
+    elif result.flips:
+        print(
+            f"the history from {releases[0]} to {releases[-1]} changes more than once, so no "
+            "single release is the boundary:"
+        )
+        for flip in result.flips:
+            print(f"  {flip}")
+    else:
+        assert result.first_changed is not None and result.last_same is not None
+        print(
+            f"first changed in {result.first_changed.version} "
+            f"(last same: {result.last_same.version})"
+        )
+        for step in (result.last_same, result.first_changed):
+            print(f"  {step.version}: {args.observed or 'verdict'} = {json.dumps(step.value)}")
+            for line in step.evidence:
+                print(f"    {line}")

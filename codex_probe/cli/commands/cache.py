@@ -1,0 +1,139 @@
+"""`codex-probe cache list|prune`: the codex-cli installs on disk, and removing stale ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from codex_probe.cli.commands.options import non_negative_int
+from codex_probe.harness.codex.cache import cache_root
+from codex_probe.harness.codex.installs import CachedInstall, list_installs, prune_installs
+from codex_probe.harness.command_line import USAGE_ERROR, OneLineErrorParser
+
+DEFAULT_KEEP = 4
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "cache",
+        help="list the cached codex-cli installs, or remove the least recently used",
+        description="Each cached codex-cli install takes a few hundred MB under "
+        "$CODEX_PROBE_CACHE/codex. `list` shows them, most recently used first; `prune` "
+        "removes the least recently used ones beyond --keep.",
+    )
+    actions = parser.add_subparsers(
+        dest="cache_action", metavar="ACTION", required=True, parser_class=OneLineErrorParser
+    )
+    listing = actions.add_parser("list", help="the installs, their size and last use")
+    listing.add_argument("--json", action="store_true", help="print a JSON object")
+    listing.set_defaults(handler=run_list)
+    prune = actions.add_parser(
+        "prune",
+        help="remove the least recently used installs",
+        description="Remove the least recently used installs so that at most --keep remain. "
+        "An install or prune of a version running elsewhere keeps that version.",
+    )
+    prune.add_argument(
+        "--keep",
+        type=non_negative_int,
+        default=DEFAULT_KEEP,
+        metavar="N",
+        help=f"how many installs to keep (default {DEFAULT_KEEP})",
+    )
+    prune.add_argument("--json", action="store_true", help="print a JSON object")
+    prune.set_defaults(handler=run_prune)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    try:
+        installs = list_installs()
+    except OSError as error:
+        return _unusable_cache("list", error)
+    total = sum(install.size_bytes for install in installs)
+    if args.json:
+        report = {
+            "root": str(cache_root()),
+            "installs": [_as_json(install) for install in installs],
+            "total_bytes": total,
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    rows = [("VERSION", "SIZE", "LAST USED", "PATH")] + [
+        (
+            install.version,
+            human_size(install.size_bytes),
+            _local_minute(install.last_used),
+            str(install.path),
+        )
+        for install in installs
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(3)]
+    if installs:
+        for *padded, path in rows:
+            print(
+                "".join(cell.ljust(width + 2) for cell, width in zip(padded, widths, strict=True))
+                + path
+            )
+    print(f"total: {_count(len(installs))}, {human_size(total)} in {cache_root()}")
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    try:
+        removed = prune_installs(args.keep)
+    except OSError as error:
+        return _unusable_cache("prune", error)
+    freed = sum(install.size_bytes for install in removed)
+    if args.json:
+        report = {
+            "root": str(cache_root()),
+            "keep": args.keep,
+            "removed": [_as_json(install) for install in removed],
+            "freed_bytes": freed,
+        }
+        print(json.dumps(report, indent=2))
+        return 0
+    for install in removed:
+        print(f"removed {install.version}  {human_size(install.size_bytes)}")
+    print(f"freed {human_size(freed)} ({_count(len(removed))} removed)")
+    return 0
+
+
+def human_size(size_bytes: int) -> str:
+    """Decimal units, one decimal place: 424123456 -> `424.1 MB`."""
+    if size_bytes < 1000:
+        return f"{size_bytes} B"
+    size = float(size_bytes)
+    for unit in ("kB", "MB", "GB", "TB"):
+        size /= 1000
+        if round(size, 1) < 1000 or unit == "TB":
+            break
+    return f"{size:.1f} {unit}"
+
+
+def _as_json(install: CachedInstall) -> dict[str, Any]:
+    return {
+        "version": install.version,
+        "path": str(install.path),
+        "size_bytes": install.size_bytes,
+        "last_used": datetime.fromtimestamp(install.last_used, UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _local_minute(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).isoformat(timespec="minutes")
+
+
+def _count(installs: int) -> str:
+    return f"{installs} install" + ("" if installs == 1 else "s")
+
+
+def _unusable_cache(action: str, error: OSError) -> int:
+    print(
+        f"codex-probe cache {action}: cannot use the cache at {cache_root()}: {error}",
+        file=sys.stderr,
+    )
+    return USAGE_ERROR

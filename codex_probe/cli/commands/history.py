@@ -1,0 +1,164 @@
+"""`codex-probe history`: every release of a range probed, as history.json and a grid."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from codex_probe.cli.commands.layout import HISTORY
+from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.output import output_problem
+from codex_probe.harness.codex.install import UnknownVersionError
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION
+from codex_probe.probes.releases.grid import change_points
+from codex_probe.probes.releases.history import (
+    HISTORY_FILE,
+    HistoryError,
+    Shard,
+    broken_findings,
+    load_history,
+    merge_histories,
+    new_history,
+    save_history,
+    unavailable_releases,
+)
+from codex_probe.probes.releases.span import RangeError, published_range
+from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
+
+# Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
+# 130 interrupted (what finished is kept: run it again to resume).
+USAGE, BROKEN, INTERRUPTED = 2, 3, 130
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "history",
+        help="probe every release of a range: history.json and a release x finding grid",
+        description="Probe every published codex-cli release from --from to --to (each with "
+        "its fake on a checked-in or learned profile) and write OUT/history.json (release x "
+        "finding -> verdict and observed values), OUT/history.html and OUT/history.svg (the "
+        "grid, change points marked) and OUT/releases/VERSION/verdict.json. A re-run skips "
+        "releases already recorded by the same tool. `history merge` joins shards.",
+    )
+    parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
+    parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
+    parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
+    add_jobs_option(parser)
+    parser.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="K/N",
+        help="probe only every N-th release from the K-th (one CI job per shard)",
+    )
+    add_keep_installs_option(parser)
+    parser.add_argument(
+        "--fresh", action="store_true", help="probe every release again, even if recorded"
+    )
+    parser.set_defaults(handler=run)
+    actions = parser.add_subparsers(dest="history_action", metavar="merge")
+    merge = actions.add_parser(
+        "merge",
+        help="join the history.json of several shards into one, with its grid",
+        description="Join history.json files (the shards of a range) into OUT/history.json "
+        "and draw the grid. A release recorded twice keeps the later run.",
+    )
+    merge.add_argument("inputs", nargs="+", type=Path, metavar="HISTORY_JSON")
+    merge.add_argument("--out", type=Path, required=True, help="output folder")
+    merge.set_defaults(handler=run_merge)
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _usable_out(out: Path) -> str | None:
+    return output_problem(out, "history.json", "history.html", "history.svg")
+
+
+def run(args: argparse.Namespace) -> int:
+    if problem := _usable_out(args.out):
+        print(f"codex-probe history: {problem}", file=sys.stderr)
+        return USAGE
+    try:
+        releases = published_range(args.first, args.last)
+    except (UnknownVersionError, NpmError, RangeError) as error:
+        print(f"codex-probe history: {error}", file=sys.stderr)
+        return USAGE
+    if args.shard is not None:
+        releases = args.shard.take(releases)
+    path = args.out / HISTORY_FILE
+    try:
+        document = (
+            load_history(path) if path.is_file() and not args.fresh else new_history(args.shard)
+        )
+    except HistoryError as error:
+        print(f"codex-probe history: {error} (use --fresh to start over)", file=sys.stderr)
+        return USAGE
+    todo = releases if args.fresh else to_probe(releases, document)
+    skipped = len(releases) - len(todo)
+    shard = f" (shard {args.shard})" if args.shard else ""
+    print(
+        f"history of {len(releases)} releases{shard} from {releases[0]} to {releases[-1]}: "
+        f"{len(todo)} to probe" + (f", {skipped} already recorded by this tool" if skipped else ""),
+        flush=True,
+    )
+    try:
+        sweep(
+            todo,
+            args.out,
+            document,
+            jobs=args.jobs,
+            keep_installs=args.keep_installs,
+            say=lambda line: print(line, flush=True),
+        )
+    except KeyboardInterrupt:
+        print(
+            f"codex-probe history: interrupted; {len(document['releases'])} release(s) are "
+            f"recorded in {path}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return INTERRUPTED
+    if not todo:
+        save_history(path, document)
+        write_grid(args.out, document)
+    return _summarize(args.out, document, [r for r in releases if r in document["releases"]])
+
+
+def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
+    missing = [r for r in wanted if r not in document["releases"]]
+    points = change_points(document)
+    print(f"history: {out / HISTORY_FILE}; grid: {out / GRID_HTML}")
+    print(f"change points ({len(points)}):")
+    for point in points:
+        print(f"  {point.describe()}")
+    for version, reason in unavailable_releases(document).items():
+        print(f"  {version}: not installable, nothing to probe ({reason[:200]})")
+    broken = broken_findings(document)
+    if broken:
+        shown = ", ".join(broken[:10]) + (" ..." if len(broken) > 10 else "")
+        print(f"codex-probe history: {len(broken)} finding(s) are broken: {shown}", file=sys.stderr)
+    if missing:
+        print(f"codex-probe history: not recorded: {', '.join(missing)}", file=sys.stderr)
+    return BROKEN if broken or missing else 0
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    if problem := _usable_out(args.out):
+        print(f"codex-probe history merge: {problem}", file=sys.stderr)
+        return USAGE
+    try:
+        documents = [(path, load_history(path)) for path in args.inputs]
+        merged = merge_histories(documents)
+    except HistoryError as error:
+        print(f"codex-probe history merge: {error}", file=sys.stderr)
+        return USAGE
+    save_history(args.out / HISTORY_FILE, merged)
+    write_grid(args.out, merged)
+    print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
+    return _summarize(args.out, merged, list(merged["releases"]))

@@ -1,0 +1,53 @@
+"""Argument types and options the commands share."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from codex_probe.probes.jobs import DEFAULT_JOBS
+
+# Releases a history or bisect run keeps installed at once (each is ~424 MB).
+DEFAULT_KEEP_INSTALLS = 3
+
+
+def _whole_number(text: str, least: int, too_small: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(too_small.format(value=value))
+    return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more (argparse type): jobs, repeats, kept installs."""
+    return _whole_number(text, 1, "{value} is less than 1")
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of 0 or more (argparse type)."""
+    return _whole_number(text, 0, "{value} is negative; give 0 or more")
+
+
+def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:
+    """--jobs N: how many scenarios run at once (default DEFAULT_JOBS)."""
+    parser.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=DEFAULT_JOBS,
+        help=f"{what} (default {DEFAULT_JOBS})",
+    )
+
+
+def add_keep_installs_option(parser: Any) -> None:
+    """--keep-installs N: how many of the installs a run makes stay on disk at once."""
+    parser.add_argument(
+        "--keep-installs",
+        type=positive_int,
+        default=DEFAULT_KEEP_INSTALLS,
+        metavar="N",
+        help="installs this run keeps on disk at once; older ones it made are removed "
+        f"(default {DEFAULT_KEEP_INSTALLS}; installs made before the run are never removed)",
+    )

@@ -1,0 +1,104 @@
+"""`codex-probe report [--out DIR]`: DIR/allure-results -> DIR/html/index.html, + summary.md."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from codex_probe.cli.commands.layout import run_folder
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.command_line import FAILED, USAGE_ERROR
+from codex_probe.probes.tool import TOOL
+from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
+from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
+from codex_probe.reporting.browser import BrowserError, screenshot
+from codex_probe.reporting.categories import report_environment, write_results_metadata
+from codex_probe.reporting.history_link import find_history, link_results, summary_line
+from codex_probe.reporting.summary import render_summary
+from codex_probe.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write the Allure HTML report (and summary.md) of a probe run",
+        description="Turn DIR/allure-results into DIR/html/index.html with the pinned Allure "
+        f"{ALLURE_VERSION} (installed from npm into the cache once; offline after that), and "
+        "DIR/verdict.json, if there is one, into DIR/summary.md.",
+    )
+    parser.add_argument(
+        "--codex",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help="the versions of the run to report (repeatable): its folder is reports/VERSION "
+        "(reports/V1+V2 for several), as codex-probe probe wrote it",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the run's folder, if not the one --codex names (default: reports/"
+        f"{DEFAULT_CODEX_VERSION})",
+    )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        metavar="HTML",
+        help="the grid of a history run to link from the report (default: OUT/history/ or "
+        "OUT/../history/history.html when there is one)",
+    )
+    parser.add_argument(
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="also save a picture of the report's first page (needs headless chromium)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out: Path = args.out or run_folder(args.codex)
+    history = args.history or find_history(out)
+    if history is not None and not history.is_file():
+        print(f"codex-probe report: --history {history}: no such file", file=sys.stderr)
+        return USAGE_ERROR
+    verdicts: VerdictReport | None = None
+    if (out / "verdict.json").exists():
+        try:
+            verdicts = load_verdicts(out / "verdict.json")
+        except VerdictFileError as error:
+            print(f"codex-probe report: {error}", file=sys.stderr)
+            return USAGE_ERROR
+        summary = render_summary(verdicts)
+        if history is not None:
+            summary += "\n" + summary_line(history, out)
+        (out / "summary.md").write_text(summary)
+        print(f"summary: {out / 'summary.md'}")
+    results_dir = out / "allure-results"
+    try:
+        require_results(results_dir)  # before fetching Allure from npm
+        allure = install_allure()
+        versions = verdicts.versions if verdicts else []
+        write_results_metadata(results_dir, report_environment(versions, TOOL, allure.version))
+        if history is not None:
+            link_results(results_dir, history, out / "html")
+        generated = generate_html(allure, results_dir, out / "html")
+    except (ReportError, NpmError, AllureInstallError) as error:
+        print(f"codex-probe report: {error}", file=sys.stderr)
+        return FAILED
+    print(
+        f"report: {generated.index} ({generated.results} results, allure {allure.version}, "
+        f"{generated.seconds:.1f}s)"
+    )
+    if args.screenshot is not None:
+        try:
+            picture = screenshot(generated.index.resolve().as_uri(), args.screenshot)
+        except BrowserError as error:
+            print(f"codex-probe report: {error}", file=sys.stderr)
+            return FAILED
+        print(f"screenshot: {picture}")
+    return 0

@@ -1,0 +1,105 @@
+"""`codex-probe smoke`: install a codex-cli and check the handshake and thread/start on it.
+
+The first thing to run on a new machine: it proves npm, the cache, the schema, the
+isolated home, the loopback provider and the JSON-RPC transport work together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.layout import REPORTS
+from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.transcripts import validate_transcript
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.command_line import FAILED
+from codex_probe.harness.jsonrpc.errors import JsonRpcError
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.wiretap import Wiretap
+
+BASE_MARKER = "codex-probe smoke: base instructions marker"
+DEVELOPER_MARKER = "codex-probe smoke: developer instructions marker"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "smoke",
+        help="install a codex-cli and run a handshake smoke check against it",
+    )
+    parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION, help="codex-cli version")
+    parser.add_argument(
+        "--out", type=Path, default=REPORTS / "smoke", help="output folder (default reports/smoke)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    def say(text: str) -> None:
+        print(f"[{time.monotonic() - started:6.2f}s] {text}", flush=True)
+
+    started = time.monotonic()
+    with install_failures_end_command(FAILED):
+        installation = install(args.codex)
+        schema = ensure_schema(installation)
+    say(f"codex-cli {installation.version} at {installation.binary}")
+    say(f"protocol schema at {schema}")
+    transcript_path = args.out / "smoke" / f"transcript-{installation.version}.jsonl"
+    transcript_path.parent.mkdir(parents=True, exist_ok=True)
+    transcript_path.unlink(missing_ok=True)
+    transcript = Transcript(path=transcript_path)
+    try:
+        thread_id = asyncio.run(_handshake(installation.binary, transcript, say))
+    except JsonRpcError as error:
+        print(f"codex-probe smoke: FAILED: {error}", file=sys.stderr)
+        return 1
+    violations = validate_transcript(MessageValidator(schema), transcript.entries)
+    say(
+        f"{len(transcript.entries)} messages validated against the schema, "
+        f"{len(violations)} violations"
+    )
+    for violation in violations:
+        print(f"  {violation}")
+    say(f"transcript: {transcript_path}")
+    if violations:
+        return 1
+    say(f"OK: handshake and thread/start ({thread_id}) on codex-cli {installation.version}")
+    return 0
+
+
+async def _handshake(binary: Path, transcript: Transcript, say: Any) -> str:
+    async with Wiretap() as tap:
+        with IsolatedHome(tap.base_url) as home:
+            say(f"isolated CODEX_HOME {home.codex_home}, model provider {tap.base_url}")
+            client, info = await open_app_server(
+                binary, env=home.env(), cwd=home.workdir, transcript=transcript
+            )
+            async with client:
+                say(f"initialize -> userAgent {info.get('userAgent') if info else None!r}")
+                result = await client.request(
+                    "thread/start",
+                    {
+                        "cwd": str(home.workdir),
+                        "baseInstructions": BASE_MARKER,
+                        "developerInstructions": DEVELOPER_MARKER,
+                    },
+                    timeout=60,
+                )
+                thread_id: str = result["thread"]["id"]
+                started = await client.wait_for_notification("thread/started", timeout=30)
+                same = started.params["thread"]["id"] == thread_id
+                say(
+                    f"thread/start -> thread {thread_id}, status {result['thread']['status']}, "
+                    f"thread/started {'matches' if same else 'DIFFERS'}"
+                )
+            say(f"server shut down, exit code {client.returncode}")
+    return thread_id

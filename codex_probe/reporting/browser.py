@@ -1,0 +1,99 @@
+"""Headless Chromium (Debian's `chromium`), to see a report as a person would.
+
+Used by the render test and by `codex-probe report --screenshot`. Chromium gets a
+throwaway profile and may resolve no host but 127.0.0.1, so opening a report can
+neither reach the network nor touch anyone's browser profile. Every run has a
+deadline, after which its whole process group is ended.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from codex_probe.harness.child_env import BROWSER, child_env, search_path
+from codex_probe.harness.jsonrpc.process import end_process_group
+
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+BROWSER_TIMEOUT = 90.0
+# Virtual time lets the page's scripts run to quiescence without waiting in real time.
+VIRTUAL_TIME_BUDGET_MS = 10_000
+SCREENSHOT_SIZE = (1280, 1400)
+
+
+class BrowserError(RuntimeError):
+    """No Chromium on PATH, or it failed or did not finish in time."""
+
+
+def find_browser() -> str:
+    for name in BROWSER_NAMES:
+        if found := shutil.which(name):
+            return found
+    raise BrowserError(
+        "no headless Chromium on PATH (looked for " + ", ".join(BROWSER_NAMES) + "); "
+        "on Debian: apt-get install -y chromium"
+    )
+
+
+def dump_dom(url: str, *, timeout: float = BROWSER_TIMEOUT) -> str:
+    """The page's DOM after its scripts ran: what it renders, not what it was sent."""
+    return _run_headless(["--dump-dom", url], timeout=timeout)
+
+
+def screenshot(
+    url: str,
+    png: Path,
+    *,
+    size: tuple[int, int] = SCREENSHOT_SIZE,
+    timeout: float = BROWSER_TIMEOUT,
+) -> Path:
+    png.parent.mkdir(parents=True, exist_ok=True)
+    target = png.resolve()
+    _run_headless(
+        [f"--screenshot={target}", f"--window-size={size[0]},{size[1]}", "--hide-scrollbars", url],
+        timeout=timeout,
+    )
+    if not target.is_file() or target.stat().st_size == 0:
+        raise BrowserError(f"chromium wrote no screenshot to {target}")
+    return target
+
+
+def _run_headless(args: list[str], *, timeout: float) -> str:
+    browser = find_browser()
+    with tempfile.TemporaryDirectory(prefix="codex-probe-chromium-") as profile:
+        command = [
+            browser,
+            "--headless",
+            "--no-sandbox",  # CI containers run as root, where the sandbox cannot start
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            f"--user-data-dir={profile}",
+            f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}",
+            *args,
+        ]
+        env = child_env(BROWSER, {"PATH": search_path(), "HOME": profile})
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,  # its own process group, so every helper can be ended
+        )
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise BrowserError(f"chromium did not finish within {timeout:.0f}s: {args}") from None
+        finally:
+            end_process_group(process, grace=5.0)
+    if process.returncode != 0:
+        raise BrowserError(f"chromium exited {process.returncode}: {stderr.strip()[-800:]}")
+    return stdout

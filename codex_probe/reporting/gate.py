@@ -1,0 +1,179 @@
+"""The release gate: from findings, a baseline and --strict, one exit code and its reasons.
+
+    0  every required assumption holds (or changed exactly as the baseline accepts)
+    1  a required assumption changed upstream, a baseline entry is stale, or, under
+       --strict, an informative assumption changed
+    3  a probe could not give a verdict: a required one is broken or has no finding
+       for a requested version (under --strict, an informative broken one too)
+
+1 wins over 3: a known failure is news even when another probe could not measure.
+(2, a usage error, is the command's: an unreadable verdict or baseline file.)
+
+Findings of the fake-versus-real comparison judge our fake, not codex: they are
+reported here and never decide the exit code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.tally import tally
+from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
+from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
+
+PASS = 0
+FAIL = 1
+USAGE = 2
+NO_VERDICT = 3
+
+MEANING = {
+    PASS: "every required assumption holds",
+    FAIL: "a required assumption changed upstream or a baseline entry is stale",
+    USAGE: "usage error",
+    NO_VERDICT: "a probe could not give a verdict",
+}
+STRICT_MEANING = {
+    FAIL: "an assumption changed upstream (--strict) or a baseline entry is stale",
+}
+TAG = {PASS: "ok", FAIL: "FAIL", NO_VERDICT: "NO VERDICT"}
+
+
+@dataclass(frozen=True)
+class Reason:
+    code: int  # the exit code this line asks for; PASS for lines that only inform
+    version: str
+    text: str
+
+    def __str__(self) -> str:
+        tag = TAG.get(self.code, str(self.code)) if self.code != PASS else "note"
+        return f"[{tag}] codex {self.version}: {self.text}"
+
+
+@dataclass
+class GateResult:
+    strict: bool
+    reasons: list[Reason] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        codes = {reason.code for reason in self.reasons}
+        if FAIL in codes:
+            return FAIL
+        if NO_VERDICT in codes:
+            return NO_VERDICT
+        return PASS
+
+    @property
+    def meaning(self) -> str:
+        code = self.exit_code
+        if self.strict and code in STRICT_MEANING:
+            return STRICT_MEANING[code]
+        return MEANING[code]
+
+    def lines(self) -> list[str]:
+        return [*map(str, self.reasons), f"gate: exit {self.exit_code}: {self.meaning}"]
+
+
+def evaluate(
+    report: VerdictReport,
+    versions: list[str],
+    *,
+    baseline: AcceptedChanges | None = None,
+    strict: bool = False,
+    required_ids: set[str] | None = None,
+) -> GateResult:
+    """Judge every requested version; `required_ids` names ids a version must have."""
+    result = GateResult(strict=strict)
+    required = (required_ids or set()) | report.required_assumptions()
+    for version in versions:
+        if not report.complete:
+            # An interrupted run's verdict is no verdict, however much of it holds.
+            absent = [m.split(":", 1)[1] for m in report.missing if m.startswith(f"{version}:")]
+            shown = ", ".join(absent[:5]) + (" ..." if len(absent) > 5 else "")
+            result.reasons.append(
+                Reason(
+                    NO_VERDICT,
+                    version,
+                    "the verdict file is incomplete (the probe run ended early)"
+                    + (f": {len(absent)} finding(s) did not run: {shown}" if absent else ""),
+                )
+            )
+        accepted = (baseline or AcceptedChanges()).for_version(version)
+        findings = report.findings.get(version)
+        if findings is None:
+            result.reasons.append(Reason(NO_VERDICT, version, "no findings for this version"))
+            _stale_for_absent(result, version, accepted.values())
+            continue
+        for assumption, finding in findings.items():
+            entry = accepted.pop(assumption, None)
+            result.reasons.extend(_judge(finding, entry, strict))
+        for assumption in sorted(required - set(findings)):
+            missing = f"{assumption} (required): no finding; the probe did not run"
+            result.reasons.append(Reason(NO_VERDICT, version, missing))
+        _stale_for_absent(result, version, accepted.values())
+        result.reasons.append(Reason(PASS, version, _tally(findings)))
+    return result
+
+
+def _judge(finding: RecordedFinding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
+    version, name = finding.version, _name(finding)
+    if finding.assumption.startswith(FIDELITY_ID_PREFIX):
+        return _fidelity_note(finding)
+    reasons = []
+    if entry is not None:
+        if finding.verdict == entry.verdict:
+            accepted = f"{name}: {finding.verdict}, accepted by the baseline: {entry.reason}"
+            return [Reason(PASS, version, accepted)]
+        stale = (
+            f"{name}: stale baseline entry: it expects {entry.verdict}, the probe says "
+            f"{finding.verdict} (entry's reason: {entry.reason})"
+        )
+        reasons.append(Reason(FAIL, version, stale))
+    if finding.verdict != "holds":
+        reasons.append(_not_holding(finding, strict))
+    return reasons
+
+
+def _not_holding(finding: RecordedFinding, strict: bool) -> Reason:
+    gated = finding.required or strict
+    if finding.verdict == "changed":
+        code, what = FAIL, "assumption changed upstream"
+    else:
+        code, what = NO_VERDICT, "the probe could not give a verdict (broken)"
+    suffix = "" if gated else "; informative, gated only with --strict"
+    evidence = f" Evidence: {_one_line(finding.evidence[0])}" if finding.evidence else ""
+    text = f"{_name(finding)}: {what}{suffix}.{evidence} Reproduce with: {finding.reproduce}"
+    return Reason(code if gated else PASS, finding.version, text)
+
+
+def _fidelity_note(finding: RecordedFinding) -> list[Reason]:
+    if finding.verdict == "holds":
+        return []
+    text = (
+        f"{_name(finding)}: fake diverges from real ({finding.verdict}); not gated. "
+        f"Reproduce with: {finding.reproduce}"
+    )
+    return [Reason(PASS, finding.version, text)]
+
+
+def _stale_for_absent(result: GateResult, version: str, entries: Iterable[AcceptedChange]) -> None:
+    for entry in entries:
+        stale = f"{entry.assumption}: stale baseline entry: no finding for it ({entry.reason})"
+        result.reasons.append(Reason(FAIL, version, stale))
+
+
+def _name(finding: RecordedFinding) -> str:
+    kind = "required" if finding.required else "informative"
+    section = f", spec {finding.spec_section}" if finding.spec_section else ""
+    return f"{finding.assumption} ({kind}{section})"
+
+
+def _tally(findings: dict[str, RecordedFinding]) -> str:
+    return tally((f.assumption, f.verdict, f.required) for f in findings.values())
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
