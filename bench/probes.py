@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
-from codex_probe.probes.assumptions import ASSUMPTIONS  # noqa: E402
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS  # noqa: E402
 from codex_probe.probes.scenario import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
 from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
 from codex_probe.rig.backends import make_backend  # noqa: E402

@@ -48,11 +48,10 @@ class Finding:
         }
 
 
-def judge(observed: dict[str, Any], expected: dict[str, Any]) -> tuple[Verdict, list[str]]:
-    """HOLDS when every expected key has its expected value in `observed`; the differences."""
-    differences = [
+def differences(observed: dict[str, Any], expected: dict[str, Any]) -> list[str]:
+    """How a changed finding differs: each expected key whose observed value is another."""
+    return [
         f"{key}: expected {value!r}, observed {observed.get(key)!r}"
         for key, value in expected.items()
         if observed.get(key) != value
     ]
-    return (Verdict.CHANGED if differences else Verdict.HOLDS), differences

@@ -1,8 +1,10 @@
 """From scenario outcomes to findings: an assumption's verdict, and the fake's fidelity.
 
 Nothing here runs anything: it reads outcomes. A scenario that broke makes every finding
-that reads it `broken`, with the failure as evidence; a check that cannot find what it
-reads is `broken` too. So every finding asked for ends holds, changed or broken.
+that reads it `broken`, with the failure as evidence; a reading that cannot find what it
+reads is `broken` too. So every finding asked for ends holds, changed or broken. An
+assumption is judged by its reading (probes/domain/reading.py), the same code a
+reproduction bundle judges codex's replay with.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
-from codex_probe.probes.assumptions import Assumption
-from codex_probe.probes.checks import CHECKS
+from codex_probe.probes.domain import reading
+from codex_probe.probes.domain.assumptions import Assumption
+from codex_probe.probes.domain.expressions import refusal_rules
 from codex_probe.probes.findings import (
     BROKEN_PREFIX,
     CHANGED_PREFIX,
@@ -22,10 +25,9 @@ from codex_probe.probes.findings import (
     FIDELITY_PREFIX,
     Finding,
     Verdict,
-    judge,
+    differences,
 )
 from codex_probe.probes.observation import normalize
-from codex_probe.probes.preconditions import unmet_preconditions
 from codex_probe.probes.scenario import Observation, ScenarioBroken
 
 
@@ -80,32 +82,32 @@ def judge_assumption(
         reproduce=reproduce(version, assumption.id, reproduce_flags),
         fidelity=fidelity,
     )
-    if outcome.observation is None:
+    observation = outcome.observation
+    if observation is None:
         broken = outcome.broken
         finding.evidence = [outcome.failure()] + ([broken.stderr_tail] if broken else [])
         finding.summary = f"{BROKEN_PREFIX} {outcome.failure()}"
         return finding
-    unmet = unmet_preconditions(outcome.observation)
-    if unmet:
-        finding.evidence = [f"precondition not met: {problem}" for problem in unmet]
-        finding.summary = f"{BROKEN_PREFIX} precondition not met: {'; '.join(unmet)}"
+    record = observation.to_record()
+    judged = reading.judge(record, assumption.reads, assumption.expected, refusal_rules())
+    failure = judged["failure"]
+    if failure is not None and failure["kind"] == reading.PRECONDITION:
+        unmet = reading.unmet_preconditions(reading.View(record))
+        problems = [f"step {item['step']}: {item['detail']}" for item in unmet]
+        finding.evidence = [f"precondition not met: {problem}" for problem in problems]
+        finding.summary = f"{BROKEN_PREFIX} precondition not met: {'; '.join(problems)}"
         return finding
-    check = CHECKS.get(assumption.id)
-    if check is None:
-        finding.evidence = [f"no check is registered for {assumption.id}"]
-        finding.summary = f"{BROKEN_PREFIX} no check is registered for {assumption.id}"
+    if failure is not None:
+        finding.evidence = [f"the observation lacks what the probe reads: {failure['detail']}"]
+        finding.summary = f"{BROKEN_PREFIX} {assumption.id}: {failure['detail']}"
         return finding
-    try:
-        observed, evidence = check(outcome.observation)
-    except (LookupError, KeyError, TypeError) as error:
-        finding.evidence = [f"the observation lacks what the probe reads: {error!r}"]
-        finding.summary = f"{BROKEN_PREFIX} {assumption.id}: {error!r}"
-        return finding
-    finding.verdict, differences = judge(observed, assumption.expected)
-    finding.observed, finding.evidence = observed, evidence
-    if differences:
+    finding.verdict, finding.observed = Verdict(judged["verdict"]), judged["observed"]
+    who = f"{observation.backend} {observation.version}"
+    view = reading.View(record)
+    finding.evidence = reading.evidence(view, assumption.reads, who, observation.scenario)
+    if finding.verdict is Verdict.CHANGED:
         finding.summary = f"{CHANGED_PREFIX} {assumption.id} on {version}: " + "; ".join(
-            differences
+            differences(finding.observed, assumption.expected)
         )
     return finding
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from codex_probe.fake_appserver.profile import checked_in_path
 from codex_probe.harness.codex.install import InstallError, UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.probes.assumptions import ASSUMPTIONS, Assumption
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS, Assumption
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.jobs import DEFAULT_JOBS
 from codex_probe.probes.judge import ScenarioOutcome, fidelity_of, judge_assumption, judge_fidelity

@@ -100,6 +100,36 @@ class Observation:
             if isinstance(by_index[i].body, dict)
         ]
 
+    def to_record(self, failure: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The observation as plain JSON, the form every reading reads
+        (probes/domain/reading.py), with both directions of the transcript."""
+        entries = self.transcript.entries
+        return {
+            "steps": [
+                {
+                    "step": step.name,
+                    "label": step.label,
+                    "result": step.result,
+                    "error": step.error,
+                    "unanswered_within": step.unanswered_within,
+                    "model_requests": list(step.requests),
+                    "transcript_span": list(step.transcript_span),
+                }
+                for step in self.steps
+            ],
+            "model_requests": [
+                {"index": r.index, "method": r.method, "path": r.path, "body": r.body}
+                for r in self.requests
+            ],
+            "received": [
+                entry.message
+                for entry in entries
+                if entry.direction == "recv" and isinstance(entry.message, dict)
+            ],
+            "transcript": [[entry.direction, entry.message] for entry in entries],
+            "failure": failure,
+        }
+
 
 class ScenarioRun:
     """The steps of one scenario, recorded on a `Session` (one backend, one isolated home)."""

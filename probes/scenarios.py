@@ -11,7 +11,7 @@ from typing import Any
 
 from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
 from codex_probe.harness.driver.params import text_input
-from codex_probe.probes.observation import marker
+from codex_probe.probes.domain.reading import marker
 from codex_probe.probes.scenario import Scenario, ScenarioRun
 from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
 from codex_probe.rig.wiretap import Reply

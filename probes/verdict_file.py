@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.tool import TOOL
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.tally import is_fidelity, tally
 from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
 

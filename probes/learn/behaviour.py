@@ -26,13 +26,15 @@ from codex_probe.fake_appserver.profile import (
     SteerWhileAnswering,
     Unsubscribe,
 )
-from codex_probe.probes.learn.reading import (
+from codex_probe.probes.domain.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,
     ENVIRONMENT,
     PERMISSIONS,
     SKILLS,
+)
+from codex_probe.probes.learn.reading import (
     Gap,
     Inexpressible,
     Inferred,

@@ -12,17 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from codex_probe.probes.observation import Location, label_text, locate, normalize_request
+from codex_probe.probes.domain.reading import Place, label_text, locate, normalized_request
 from codex_probe.probes.scenario import Observation, StepRecord
 
 T = TypeVar("T")
-
-DEFAULT_PROMPT = "codex:default_prompt"
-SKILLS = "codex:skills"
-PERMISSIONS = "codex:permissions"
-ENVIRONMENT = "codex:environment_context"
-COMPACTION_PROMPT = "codex:compaction_prompt"
-COMPACTION_SUMMARY = "codex:compaction_summary"
 
 
 @dataclass(frozen=True)
@@ -75,7 +68,7 @@ class Request:
 
     @property
     def normalized(self) -> dict[str, Any]:
-        return normalize_request(self.body, self.path)
+        return normalized_request(self.body, self.path)
 
     @property
     def instructions(self) -> str | None:
@@ -87,7 +80,7 @@ class Request:
         items: list[dict[str, Any]] = self.body.get("input") or []
         return items
 
-    def locate(self, marker_name: str) -> list[Location]:
+    def locate(self, marker_name: str) -> list[Place]:
         return locate(self.body, marker_name)
 
     def labels(self, index: int) -> list[str]:

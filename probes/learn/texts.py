@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from codex_probe.probes.learn.reading import (
+from codex_probe.probes.domain.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,
     PERMISSIONS,
     SKILLS,
+)
+from codex_probe.probes.learn.reading import (
     Gap,
     Inexpressible,
     Observed,

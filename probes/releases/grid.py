@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.observation import comparable
 from codex_probe.probes.scenarios import SCENARIOS

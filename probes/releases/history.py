@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.files import write_json
 from codex_probe.probes.findings import Verdict
 from codex_probe.probes.release import ReleaseRun

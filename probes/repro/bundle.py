@@ -2,7 +2,9 @@
 runs with Python and the codex binary alone (no codex-probe, no third-party package).
 
     README.md         what the design expects, what codex did, the one command to run
-    reproduce.py      the replay and the reading of the finding (standard library only)
+    reproduce.py      the replay of the scenario (standard library only)
+    reading.py        how the finding's values are read from a run: codex-probe's own
+                      probes/domain/reading.py, verbatim (standard library only)
     config.toml       the isolated codex home's config ({{provider_url}}: the mock)
     requests.jsonl    the scenario's JSON-RPC requests in order, with what each step awaits
     replies.jsonl     the model replies the mock provider queues, by step
@@ -10,9 +12,10 @@ runs with Python and the codex binary alone (no codex-probe, no third-party pack
     observation.json  what the probe recorded: the outcome, the record the values were read
                       from, what the model saw (normalized)
 
-A bundle is written only when its own reading of the probe's run gives the probe's
-verdict and values; otherwise, and for findings no bundle can reproduce, `NotBundled`
-says why in one line.
+The bundle judges a run with the very code the probe judged it with (reading.py), so its
+reading of the probe's own run is the probe's verdict. A finding no bundle can reproduce
+(a fidelity finding, a scenario that cannot be replayed) is refused with `NotBundled`,
+which says why in one line.
 """
 
 from __future__ import annotations
@@ -25,16 +28,17 @@ from typing import Any
 import tomli_w
 
 from codex_probe.harness.codex import seal
-from codex_probe.probes.assumptions import BY_ID, Assumption
+from codex_probe.probes.domain import reading
+from codex_probe.probes.domain.assumptions import BY_ID, Assumption
+from codex_probe.probes.domain.expressions import refusal_rules
 from codex_probe.probes.files import write_json, write_text_atomically
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
+from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.judge import ScenarioOutcome
 from codex_probe.probes.observation import normalize
 from codex_probe.probes.repro import record as run_record
 from codex_probe.probes.repro.assemble import script_text
-from codex_probe.probes.repro.readings import READINGS, vocabulary
 from codex_probe.probes.repro.readme import render_readme
-from codex_probe.probes.repro.script.main import outcome as bundled_outcome
+from codex_probe.probes.repro.script.main import READING_FILE
 from codex_probe.probes.repro.script.sealing import SEAL_FILE
 from codex_probe.probes.tool import TOOL
 
@@ -46,6 +50,7 @@ BUNDLE_FILES = (
     "replies.jsonl",
     "finding.json",
     "observation.json",
+    READING_FILE,
     SEAL_FILE,
 )
 
@@ -94,8 +99,7 @@ def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Pa
         raise NotBundled(f"scenario {assumption.scenario} cannot be replayed: {error}") from None
     recorded = run_record.record(observation, failure)
     described = _finding_document(assumption, finding, observation.backend)
-    verdict = bundled_outcome(recorded, described)
-    _agree(verdict, finding)
+    verdict = reading.judge(recorded, assumption.reads, assumption.expected, refusal_rules())
     folder.mkdir(parents=True, exist_ok=True)
     write_json(folder / "finding.json", described)
     _write_jsonl(folder / "requests.jsonl", steps)
@@ -112,8 +116,11 @@ def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Pa
     write_json(folder / "observation.json", observation_document)
     write_text_atomically(folder / "reproduce.py", script_text())
     (folder / "reproduce.py").chmod(0o755)
-    # codex-probe's own seal, verbatim: reproduce.py starts codex through it, as we do.
-    write_text_atomically(folder / SEAL_FILE, Path(seal.__file__).read_text(encoding="utf-8"))
+    # codex-probe's own reading and seal, verbatim: reproduce.py judges with the one and
+    # starts codex through the other, as the probe does.
+    for name, module in ((READING_FILE, reading), (SEAL_FILE, seal)):
+        source = Path(module.__file__ or "").read_text(encoding="utf-8")
+        write_text_atomically(folder / name, source)
     readme = render_readme(described, verdict, steps, replies, finding.evidence)
     write_text_atomically(folder / "README.md", readme)
     return folder / "README.md"
@@ -137,8 +144,6 @@ def _assumption(finding_id: str) -> Assumption:
     assumption = BY_ID.get(finding_id)
     if assumption is None:
         raise NotBundled(f"{finding_id} is no assumption of the registry")
-    if assumption.id not in READINGS:
-        raise NotBundled(f"no bundle reading says how to read {finding_id}")
     return assumption
 
 
@@ -152,27 +157,10 @@ def _finding_document(assumption: Assumption, finding: Finding, backend: str) ->
         "required": assumption.required,
         "statement": assumption.statement,
         "expected": assumption.expected,
-        "reads": READINGS[assumption.id],
-        "vocabulary": vocabulary(),
+        "reads": assumption.reads,
+        "refusal_rules": refusal_rules(),
         "probe_command": finding.reproduce,
     }
-
-
-def _agree(bundled: dict[str, Any], finding: Finding) -> None:
-    """The bundle's reading of the probe's run must give the probe's verdict and values."""
-    if bundled["verdict"] != finding.verdict.value:
-        raise NotBundled(
-            f"the bundle reads the probe's run as {bundled['verdict']} "
-            f"({bundled['failure'] or bundled['observed']}), the probe as {finding.verdict.value}"
-        )
-    if finding.verdict is Verdict.BROKEN:
-        return
-    for key, value in bundled["observed"].items():
-        if finding.observed.get(key) != value:
-            raise NotBundled(
-                f"the bundle reads {key} as {value!r} where the probe's check reads "
-                f"{finding.observed.get(key)!r}"
-            )
 
 
 def _write_jsonl(path: Path, lines: list[dict[str, Any]]) -> None:

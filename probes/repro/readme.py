@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codex_probe.probes.repro.readings import describe
+from codex_probe.probes.domain.expressions import describe
 
 FILES = (
-    ("reproduce.py", "the replay and the reading of the finding; Python standard library only"),
+    ("reproduce.py", "the replay of the scenario; Python standard library only"),
+    (
+        "reading.py",
+        "how the finding's values are read from a run: codex-probe's own code, verbatim",
+    ),
     ("requests.jsonl", "the JSON-RPC requests, in order, one step a line, with what it awaits"),
     ("replies.jsonl", "the model replies the mock provider queues, by step"),
     ("config.toml", "the codex home's config; `{{provider_url}}` becomes the mock's address"),

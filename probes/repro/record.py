@@ -117,30 +117,13 @@ def config(observation: Observation) -> dict[str, Any]:
 
 
 def record(observation: Observation, failure: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The run as reproduce.py records its own: steps, model requests, messages received."""
-    return {
-        "steps": [
-            {
-                "step": step.name,
-                "label": step.label,
-                "result": step.result,
-                "error": step.error,
-                "unanswered_within": step.unanswered_within,
-                "model_requests": list(step.requests),
-            }
-            for step in observation.steps
-        ],
-        "model_requests": [
-            {"index": r.index, "method": r.method, "path": r.path, "body": r.body}
-            for r in observation.requests
-        ],
-        "received": [
-            entry.message
-            for entry in observation.transcript.entries
-            if entry.direction == "recv" and isinstance(entry.message, dict)
-        ],
-        "failure": failure,
-    }
+    """The run as reproduce.py records its own: steps, model requests, messages received
+    (the transcript's other direction and the steps' spans in it stay with codex-probe)."""
+    recorded = observation.to_record(failure)
+    del recorded["transcript"]
+    for step in recorded["steps"]:
+        del step["transcript_span"]
+    return recorded
 
 
 def failure_of(broken: ScenarioBroken) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.scenarios import SCENARIOS
 from codex_probe.probes.tally import FIDELITY_WORDS, is_fidelity

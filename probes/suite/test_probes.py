@@ -9,7 +9,7 @@ from typing import Any
 import allure
 import pytest
 
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
 from codex_probe.probes.judge import ScenarioOutcome
 from codex_probe.probes.repro.bundle import bundle_in_report

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from codex_probe.probes.observation import (
+from codex_probe.probes.domain.reading import (
     label_text,
     locate,
     marker,
-    normalize_request,
+    normalized_request,
     request_kind,
 )
 
@@ -40,7 +40,7 @@ def test_markers_are_located_by_field_item_role_and_part() -> None:
 
 
 def test_codex_blocks_are_classified_rather_than_compared_byte_for_byte() -> None:
-    normalized = normalize_request(BODY)
+    normalized = normalized_request(BODY)
     assert normalized["instructions"] == "BASE-V1"
     assert normalized["input"] == [
         {"role": "developer", "parts": ["codex:permissions", "DEV-V1"]},
@@ -59,5 +59,7 @@ def test_a_codex_block_quoting_our_marker_keeps_both_labels() -> None:
 def test_compaction_requests_are_recognized_in_both_forms() -> None:
     local = {"input": [message("user", "You are performing a CONTEXT CHECKPOINT COMPACTION. x")]}
     remote = {"input": [message("user", "x"), {"type": "compaction_trigger"}]}
-    assert request_kind(local) == request_kind(remote) == "compaction"
-    assert request_kind(BODY) == "turn"
+    assert request_kind("/v1/responses", local) == "compaction"
+    assert request_kind("/v1/responses", remote) == "compaction"
+    assert request_kind("/v1/responses/compact", {"input": []}) == "compaction"
+    assert request_kind("/v1/responses", BODY) == "turn"

@@ -14,10 +14,10 @@ import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
+from codex_probe.probes.domain.reading import View, unmet_preconditions
 from codex_probe.probes.findings import Verdict
 from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
-from codex_probe.probes.preconditions import unmet_preconditions
 from codex_probe.probes.release import run_scenarios
 from codex_probe.probes.scenario import Observation
 from codex_probe.rig.backends import make_backend
@@ -54,7 +54,7 @@ def test_a_run_whose_events_all_happened_meets_every_precondition(
     observed: dict[str, Observation],
 ) -> None:
     for observation in observed.values():
-        assert unmet_preconditions(observation) == []
+        assert unmet_preconditions(View(observation.to_record())) == []
     assert judged("compaction-keeps-instructions", observed["compaction"])[0] is Verdict.HOLDS
 
 

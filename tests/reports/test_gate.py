@@ -10,7 +10,7 @@ import pytest
 
 from codex_probe.cli import main as cli
 from codex_probe.cli.commands import gate as gate_command
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from tests.reports.conftest import MakeVerdict, Spec, finding_entry
 
 V = "0.171.0"

@@ -14,7 +14,7 @@ from codex_probe.cli.commands.failures import INSTALL_FAILURES
 from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import Verdict
 from codex_probe.probes.release import Selection, probe_release
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases

@@ -13,7 +13,7 @@ from typing import Any
 
 from codex_probe.cli.commands.layout import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.gate import NO_VERDICT, USAGE, evaluate
 from codex_probe.reporting.probe_run import (

@@ -20,7 +20,7 @@ from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.repro.bundle import REPRO_FOLDER
 from codex_probe.probes.scenarios import SCENARIOS

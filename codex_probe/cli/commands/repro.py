@@ -14,7 +14,7 @@ from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Verdict
 from codex_probe.probes.release import Selection, probe_release
 from codex_probe.probes.repro.bundle import BUNDLE_FILES, NotBundled, bundle_name, why_not_bundled

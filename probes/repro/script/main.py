@@ -4,7 +4,8 @@
     python3 reproduce.py --codex PATH_TO_CODEX [--timeout S] [--keep] [--json]
 
 Beside this file: finding.json (what the design expects and how each observed value is
-read), requests.jsonl (the scenario's JSON-RPC requests in order, with what each step
+read), reading.py (codex-probe's own code that reads those values from a run, verbatim),
+requests.jsonl (the scenario's JSON-RPC requests in order, with what each step
 waits for), replies.jsonl (the model replies queued at a step), config.toml (the codex
 home's config), observation.json (what codex-probe recorded) and seal.py (codex-probe's
 own launcher that hides the host's /etc/codex and any .git above codex's working
@@ -34,18 +35,17 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from codex_probe.probes.repro.script.app_server import version_of
+from codex_probe.probes.repro.script.bundled import load_bundled
 from codex_probe.probes.repro.script.outcomes import (
     COULD_NOT_RUN,
     NOT_REPRODUCED,
     REPRODUCED,
-    UNREADABLE,
     CouldNotRun,
-    Unreadable,
 )
-from codex_probe.probes.repro.script.reading import Reading, unmet_preconditions
 from codex_probe.probes.repro.script.replay import Bundle, Replay
 from codex_probe.probes.repro.script.sealing import sealing_line
 
@@ -53,28 +53,26 @@ STEP_TIMEOUT_S = 60.0
 VERSION_TIMEOUT_S = 10.0
 
 
-def outcome(record: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any]:
+READING_FILE = "reading.py"
+READING_MODULE = "codex_probe_bundled_reading"
+
+
+def load_reading(folder: Path) -> ModuleType:
+    """The bundle's reading.py: codex-probe's own code that judges a run, verbatim."""
+    reading, why = load_bundled(folder / READING_FILE, READING_MODULE)
+    if reading is None:
+        raise CouldNotRun(f"the bundle cannot judge a run: {why}")
+    return reading
+
+
+def outcome(reading: ModuleType, record: dict[str, Any], finding: dict[str, Any]) -> dict[str, Any]:
     """The finding on a record, as codex-probe judges it: holds, changed (with the observed
     values) or broken (with the failure: a step that failed, an unmet precondition, a value
     that cannot be read)."""
-    failure = record.get("failure")
-    observed: dict[str, Any] = {}
-    if failure is None:
-        reading = Reading(record, finding["vocabulary"])
-        unmet = unmet_preconditions(reading)
-        if unmet:
-            details = "; ".join(f"step {item['step']}: {item['detail']}" for item in unmet)
-            failure = {**unmet[0], "detail": details}
-        else:
-            try:
-                observed = {key: reading.value(read) for key, read in finding["reads"].items()}
-            except Unreadable as error:
-                failure = {"step": error.step, "kind": UNREADABLE, "detail": str(error)}
-    if failure is not None:
-        return {"verdict": "broken", "observed": None, "failure": failure}
-    expected: dict[str, Any] = finding["expected"]
-    holds = all(observed.get(key) == value for key, value in expected.items())
-    return {"verdict": "holds" if holds else "changed", "observed": observed, "failure": None}
+    judged: dict[str, Any] = reading.judge(
+        record, finding["reads"], finding["expected"], finding["refusal_rules"]
+    )
+    return judged
 
 
 def compare(live: dict[str, Any], recorded: dict[str, Any], expected: dict[str, Any]) -> int:
@@ -169,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="codex-repro-"))
     try:
         bundle = Bundle(Path(__file__).resolve().parent)
+        reading = load_reading(bundle.folder)
         codex = shutil.which(args.codex)
         if codex is None:
             raise CouldNotRun(f"--codex {args.codex}: no such executable")
@@ -192,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
-    live = outcome(record, bundle.finding)
+    live = outcome(reading, record, bundle.finding)
     code = compare(live, bundle.recorded_outcome, bundle.finding["expected"])
     if args.json:
         recorded, expected = bundle.recorded_outcome, bundle.finding["expected"]

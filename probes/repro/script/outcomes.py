@@ -14,8 +14,6 @@ NO_NOTIFICATION = "no notification"
 NO_MODEL_REQUEST = "no model request"
 SERVER_EXITED = "server exited"
 UNEXPECTED_ANSWER = "unexpected answer"
-PRECONDITION = "precondition not met"
-UNREADABLE = "unreadable"
 
 
 class CouldNotRun(Exception):
@@ -46,11 +44,3 @@ def json_or_none(raw: bytes) -> Any:
 
 class ServerGone(Exception):
     """The app-server exited or closed its stdout."""
-
-
-class Unreadable(Exception):
-    """The record lacks what a value is read from (codex-probe calls the finding broken)."""
-
-    def __init__(self, step: str, detail: str) -> None:
-        super().__init__(detail)
-        self.step = step

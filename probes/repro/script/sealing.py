@@ -13,12 +13,12 @@ could see).
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from codex_probe.probes.repro.script.bundled import load_bundled
 
 SEAL_FILE = "seal.py"
 SEAL_MODULE = "codex_probe_bundled_seal"
@@ -43,22 +43,10 @@ class Sealer:
 
 def _load_seal(path: Path) -> tuple[ModuleType | None, str]:
     """The seal module, or None and why it cannot be used."""
-    if not path.is_file():
-        return None, f"no {SEAL_FILE} beside reproduce.py"
-    spec = importlib.util.spec_from_file_location(SEAL_MODULE, path)
-    if spec is None or spec.loader is None:
-        return None, f"{path} cannot be loaded"
-    module = importlib.util.module_from_spec(spec)
-    # Its dataclasses look their module up in sys.modules while they are made.
-    sys.modules[SEAL_MODULE] = module
-    try:
-        spec.loader.exec_module(module)
-    except (Exception, SystemExit) as error:  # a damaged copy: run unsealed and say why
-        del sys.modules[SEAL_MODULE]
-        return None, f"{path} cannot be loaded ({type(error).__name__}: {error})"
-    if not callable(getattr(module, "prepare", None)):
+    module, why = load_bundled(path, SEAL_MODULE)
+    if module is not None and not callable(getattr(module, "prepare", None)):
         return None, f"{path} has no prepare()"
-    return module, ""
+    return module, why
 
 
 def sealing_line(sealing: dict[str, Any] | None) -> str:

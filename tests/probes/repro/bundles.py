@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import Finding
 from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
 from codex_probe.probes.repro.bundle import write_bundle

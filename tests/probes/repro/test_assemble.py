@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from codex_probe.probes.domain import reading
 from codex_probe.probes.repro import assemble
 from codex_probe.probes.repro.assemble import AssemblyError, script_text
 
@@ -75,11 +76,26 @@ def test_a_module_importing_a_package_cannot_be_joined(
 ) -> None:
     for module in assemble.MODULES:
         (tmp_path / f"{module}.py").write_text(f'"""{module}."""\n')
-    (tmp_path / "reading.py").write_text('"""r."""\n\nimport yaml\n')
+    (tmp_path / "replay.py").write_text('"""r."""\n\nimport yaml\n')
     monkeypatch.setattr(assemble, "SCRIPT_DIR", tmp_path)
     script_text.cache_clear()
     try:
-        with pytest.raises(AssemblyError, match=r"reading\.py imports yaml"):
+        with pytest.raises(AssemblyError, match=r"replay\.py imports yaml"):
             script_text()
     finally:
         script_text.cache_clear()
+
+
+def test_the_reading_a_bundle_carries_verbatim_imports_the_standard_library_only() -> None:
+    tree = ast.parse(Path(reading.__file__).read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {
+        (node.module or "").split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert imported - {"__future__"} <= set(sys.stdlib_module_names), imported

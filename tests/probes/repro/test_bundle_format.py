@@ -12,17 +12,18 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes import scenario as scenario_module
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain import reading
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.findings import Verdict
-from codex_probe.probes.judge import judge_assumption, judge_fidelity
+from codex_probe.probes.judge import judge_fidelity
 from codex_probe.probes.repro.bundle import NotBundled, write_bundle
-from codex_probe.probes.repro.readings import READINGS, seen
 from codex_probe.probes.repro.record import NotReplayable, replay_steps
 from codex_probe.rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, scenario_outcome
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
+READING_SOURCE = Path(reading.__file__).read_bytes()
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
@@ -39,7 +40,7 @@ async def test_a_bundle_holds_every_file_its_readme_names(
     readme = (folder / "README.md").read_text()
     for name in ("reproduce.py", "requests.jsonl", "replies.jsonl", "config.toml"):
         assert (folder / name).is_file() and f"`{name}`" in readme
-    for name in ("finding.json", "observation.json"):
+    for name in ("finding.json", "observation.json", "reading.py", "seal.py"):
         assert (folder / name).is_file() and f"`{name}`" in readme
     assert (folder / "reproduce.py").stat().st_mode & 0o111
     assert "python3 reproduce.py --codex node_modules/.bin/codex" in readme
@@ -119,18 +120,17 @@ async def test_a_fake_fidelity_finding_gets_no_bundle_and_says_why(
     assert not (tmp_path / "bundle").exists()
 
 
-async def test_a_bundle_whose_reading_disagrees_with_the_check_is_not_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
+async def test_a_bundle_judges_with_the_probe_s_own_reading_carried_verbatim(
+    tmp_path: Path, default_codex: Installation
 ) -> None:
-    wrong = {**READINGS["start-applies-instructions"], "base_seen": seen("DEV-V1", "turn-1")}
-    monkeypatch.setitem(READINGS, "start-applies-instructions", wrong)
     backend = make_backend("fake", DEFAULT_CODEX_VERSION)
-    outcome = await scenario_outcome(backend, "start", tmp_path)
-    assumption = BY_ID["start-applies-instructions"]
-    finding = judge_assumption(assumption, DEFAULT_CODEX_VERSION, outcome)
-    finding.observed["developer_seen"] = False  # the check and the bundle now disagree
-    with pytest.raises(NotBundled, match="reads developer_seen as True where the probe's check"):
-        write_bundle(tmp_path / "bundle", finding, outcome)
+    folder = tmp_path / "bundle"
+    finding, _ = await bundled(backend, "start-applies-instructions", folder, tmp_path)
+    assert (folder / "reading.py").read_bytes() == READING_SOURCE
+    recorded = json.loads((folder / "observation.json").read_text())["outcome"]
+    assert (recorded["verdict"], recorded["observed"]) == (finding.verdict.value, finding.observed)
+    described = json.loads((folder / "finding.json").read_text())
+    assert described["reads"] == BY_ID["start-applies-instructions"].reads
 
 
 async def test_a_broken_scenario_gets_a_bundle_of_the_steps_up_to_its_failure(

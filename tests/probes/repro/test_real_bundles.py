@@ -9,7 +9,7 @@ import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_MATRIX
-from codex_probe.probes.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, run_bundle
 
