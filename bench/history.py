@@ -37,8 +37,8 @@ from codex_probe.harness.codex.cache import CACHE_ENV  # noqa: E402
 from codex_probe.harness.codex.install import InstallError, install  # noqa: E402
 from codex_probe.harness.codex.installs import tree_size  # noqa: E402
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
-from codex_probe.probes.jobs import DEFAULT_JOBS  # noqa: E402
 from codex_probe.probes.releases.span import published_range  # noqa: E402
+from codex_probe.probes.runner.jobs import DEFAULT_JOBS  # noqa: E402
 
 TARGET_S = 20 * 60.0
 GB = 1024**3

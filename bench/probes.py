@@ -7,7 +7,7 @@ floor: the process starts, thread/starts, turns, compactions and resumes the sui
 scenarios make, replayed in the same order by a bare asyncio loop of newline JSON over
 the app-server's stdio (no harness client, no pytest, no observation), each scenario
 against its own Wiretap and IsolatedHome as in the suite, on the same backends (real,
-and the fake too unless --no-fidelity). The steps are read off probes/scenarios.py by
+and the fake too unless --no-fidelity). The steps are read off probes/runner/scenarios.py by
 a recorder standing in for ScenarioRun. The gap is what the harness costs, plus the
 scenarios' scripted waits and extra requests, which the floor leaves out (printed).
 """
@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS  # noqa: E402
-from codex_probe.probes.scenario import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
-from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
+from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
+from codex_probe.probes.runner.steps import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
 from codex_probe.rig.backends import make_backend  # noqa: E402
 from codex_probe.rig.homes import IsolatedHome  # noqa: E402
 from codex_probe.rig.wiretap import Reply, Wiretap  # noqa: E402

@@ -1,0 +1,4 @@
+"""The probe domain, in three rooms: `domain/` (what is probed and how it is read: the
+assumptions, their readings, observations, findings), `runner/` (the scenarios and the
+run of one release that produces them) and `releases/` (what is made of release runs: a
+learned fake profile, reproduction bundles, bisection, the history of a range)."""

@@ -3,7 +3,7 @@
 Every floor is a package under the one name `codex_probe`. Lowest first
 (docs/ARCHITECTURE.md): harness, fake_appserver, rig, then probes and conformance side by
 side, reporting, and cli on top. A floor imports only floors below it; tests/ and bench/
-may import anything and nothing imports them.
+may import anything and nothing imports them; so may tools/ (measuring tools run by hand).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ SHIPPED = tuple(MAY_IMPORT)
 NAMESPACE = "codex_probe"
 # The folders at the top of the checkout that codex_probe/ links in (see its __init__).
 LINKED = ("harness", "fake_appserver", "probes", "conformance")
-OURS = (NAMESPACE, *LINKED, "rig", "reporting", "tests", "bench")
+OURS = (NAMESPACE, *LINKED, "rig", "reporting", "tests", "bench", "tools")
 
 
 def floor(module: str) -> str:

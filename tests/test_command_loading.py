@@ -38,7 +38,7 @@ def test_a_command_line_naming_one_command_loads_only_that_command(tmp_path: Pat
     assert status == 0
     assert set(COMMAND_MODULES) & set(modules) == {"codex_probe.cli.commands.cache"}
     heavy = {"pytest", "aiohttp", "jsonschema"}
-    heavy |= {"codex_probe.probes.release", "codex_probe.rig.wiretap"}
+    heavy |= {"codex_probe.probes.runner.release_run", "codex_probe.rig.wiretap"}
     assert heavy.isdisjoint(modules), heavy & set(modules)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
-def run_session(
+def drive(
     session: str, *posargs: str, cwd: Path, bin_dir: Path
 ) -> subprocess.CompletedProcess[str]:
     """`nox -s SESSION -- POSARGS` on this interpreter, installing nothing, with `bin_dir`
@@ -29,7 +29,7 @@ def run_session(
 def test_a_session_does_not_say_that_uv_is_missing() -> None:
     # --no-venv --no-install: the session runs on this interpreter (codex-probe is on its
     # PATH) with nothing installed, yet nox still looks for uv as it does for every session.
-    done = run_session("report", "-h", cwd=REPOSITORY, bin_dir=Path(sys.executable).parent)
+    done = drive("report", "-h", cwd=REPOSITORY, bin_dir=Path(sys.executable).parent)
     assert done.returncode == 0, done.stderr
     assert "nox > Running session report" in done.stderr
     assert "uv binary not found" not in done.stderr + done.stdout
@@ -60,7 +60,7 @@ def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
     stub.parent.mkdir()
     stub.write_text(STUB)
     stub.chmod(0o755)
-    done = run_session("probe", "9.9.9", cwd=tmp_path, bin_dir=stub.parent)
+    done = drive("probe", "9.9.9", cwd=tmp_path, bin_dir=stub.parent)
     assert done.returncode != 0, done.stderr
     assert "nox > codex-probe report --codex 9.9.9" in done.stderr
     assert "no verdict for 1 finding(s) (broken: 9.9.9:start-applies-instructions" in done.stderr

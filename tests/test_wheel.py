@@ -31,7 +31,7 @@ PACKAGE_DATA = (
     "codex_probe/probes/suite/pytest.ini",
     "codex_probe/py.typed",
     # The sources a reproduction bundle's reproduce.py is assembled from.
-    "codex_probe/probes/repro/script/main.py",
+    "codex_probe/probes/releases/repro/script/main.py",
 )
 
 
@@ -96,6 +96,8 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     assert compiled["fingerprint"]
     version = run([str(bin_dir / "fake-codex"), "--version"], tmp_path)
     assert version.startswith("codex-cli "), version
-    assemble = "from codex_probe.probes.repro.assemble import script_text; print(script_text())"
+    assemble = (
+        "from codex_probe.probes.releases.repro.assemble import script_text; print(script_text())"
+    )
     script = run([str(bin_dir / "python"), "-c", assemble], tmp_path)
     assert script.startswith("#!/usr/bin/env python3\n"), script[:200]

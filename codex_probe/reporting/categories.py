@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codex_probe.probes.findings import BROKEN_PREFIX, CHANGED_PREFIX, FIDELITY_PREFIX
+from codex_probe.probes.domain.findings import BROKEN_PREFIX, CHANGED_PREFIX, FIDELITY_PREFIX
 
 # The probes' own prefixes live with their findings; schema drift is ours.
 SCHEMA_DRIFT_PREFIX = "schema drift:"

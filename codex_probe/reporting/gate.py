@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.tally import tally
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.tally import tally
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
 from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
 

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.tally import is_fidelity, tally
+from codex_probe.probes.domain.tally import is_fidelity, tally
 from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}

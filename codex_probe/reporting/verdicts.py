@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.probes.findings import Verdict
+from codex_probe.probes.domain.findings import Verdict
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
 

@@ -171,14 +171,18 @@ class Session:
     async def start_turn(self, thread_id: str, text: str) -> dict[str, Any]:
         """turn/start with the driver's params; returns the response's turn once its
         turn/started has arrived."""
-        result = await self.request("turn/start", turn_params(thread_id, text))
+        result = await self.request(
+            "turn/start", needed(start_turn_params(text, thread_id), "a turn")
+        )
         turn: dict[str, Any] = result["turn"]
         await self.wait_turn("turn/started", turn["id"])
         return turn
 
     async def steer(self, thread_id: str, text: str, turn_id: str) -> Any:
         """turn/steer into `turn_id` with the driver's params."""
-        return await self.request("turn/steer", steer_params(thread_id, text, turn_id))
+        return await self.request(
+            "turn/steer", needed(steer_turn_params(text, thread_id, turn_id), "a steer")
+        )
 
     async def wait_for(self, method: str, predicate: NotificationPredicate) -> Notification:
         """The first notification of `method` matching `predicate`, within the session's
@@ -262,17 +266,9 @@ def _in_short(message: Any) -> str:
     return f"answer to {message.get('id')}"
 
 
-def turn_params(thread_id: str, text: str) -> dict[str, Any]:
-    """The driver's turn/start params for non-empty `text` on a thread."""
-    params = start_turn_params(text, thread_id)
+def needed(params: dict[str, Any] | None, what: str) -> dict[str, Any]:
+    """The params a driver builder gave; a probe that asks for none (no thread, blank text)
+    is a mistake of the probe, not an input the driver would skip."""
     if params is None:
-        raise ValueError("a turn needs a thread id and non-blank text")
-    return params
-
-
-def steer_params(thread_id: str, text: str, turn_id: str) -> dict[str, Any]:
-    """The driver's turn/steer params for non-empty `text` into `turn_id`."""
-    params = steer_turn_params(text, thread_id, turn_id)
-    if params is None:
-        raise ValueError("a steer needs a thread id, a turn id and non-blank text")
+        raise ValueError(f"{what} needs a thread id and non-blank text")
     return params

@@ -1,6 +1,12 @@
 """The reference CodexAppServerDriver (spec 4.6, 4.7) and its sandbox mapping."""
 
 from codex_probe.harness.driver.codex import DEFAULT_REQUEST_TIMEOUT, CodexAppServerDriver
+from codex_probe.harness.driver.drive import (
+    DEFAULT_TURN_TIMEOUT,
+    DriveResult,
+    drive_once,
+    settle,
+)
 from codex_probe.harness.driver.inbox import ContinuationInbox, HeldMessage
 from codex_probe.harness.driver.params import (
     TurnRequest,
@@ -38,12 +44,6 @@ from codex_probe.harness.driver.sandbox import (
     parse_permission_mode,
     sandbox_settings,
 )
-from codex_probe.harness.driver.session import (
-    DEFAULT_TURN_TIMEOUT,
-    SessionResult,
-    run_session,
-    settle,
-)
 
 __all__ = [
     "APPROVAL_POLICY",
@@ -54,6 +54,7 @@ __all__ = [
     "Delivery",
     "DeliveryOutcomeUnknown",
     "DeliveryStatus",
+    "DriveResult",
     "DriverError",
     "FallbackReason",
     "HeldMessage",
@@ -65,15 +66,14 @@ __all__ = [
     "SandboxConfigError",
     "SandboxSettings",
     "SentRequest",
-    "SessionResult",
     "SettleFailed",
     "SteerRefusal",
     "ThreadRefusal",
     "TurnRequest",
     "UnexpectedAnswer",
     "UnknownPermissionModeError",
+    "drive_once",
     "parse_permission_mode",
-    "run_session",
     "sandbox_settings",
     "settle",
     "start_turn_params",

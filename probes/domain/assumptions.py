@@ -8,7 +8,7 @@ scenario whose run it is read from, and its reading: each observed value as an e
 other values are recorded for the evidence. The probe, learn and a reproduction bundle
 all evaluate the same reading (`probes/domain/reading.py`).
 
-Step labels (`turn-1`, `compact`, ...) are those of the scenario (probes/scenarios.py);
+Step labels (`turn-1`, `compact`, ...) are those of the scenario (probes/runner/scenarios.py);
 marker names (`BASE-V1`, `USER-2`, ...) those its texts carry.
 """
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.observation import comparable
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 COLOURS = {"holds": "#3f9b4f", "changed": "#f0a030", "broken": "#d93a3a", None: "#d0d0d0"}
 CELL, GAP, LEFT, TOP = 16, 2, 330, 74

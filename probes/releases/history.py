@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.files import write_json
+from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.files import write_json
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.release import ReleaseRun
-from codex_probe.probes.scenarios import SCENARIOS
-from codex_probe.probes.tool import TOOL
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.runner.release_run import ReleaseRun
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 HISTORY_FILE = "history.json"
 

@@ -22,9 +22,9 @@ from codex_probe.harness.codex.install import (
     install,
 )
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.probes.files import write_json, write_text_atomically
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.release import Selection, probe_release
+from codex_probe.harness.files import write_json, write_text_atomically
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.verdict_file import verdict_document, verdict_entry
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
 from codex_probe.probes.releases.history import (
@@ -34,7 +34,7 @@ from codex_probe.probes.releases.history import (
     save_history,
     unavailable_entry,
 )
-from codex_probe.probes.verdict_file import verdict_document, verdict_entry
+from codex_probe.probes.runner.release_run import Selection, probe_release
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
 INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)

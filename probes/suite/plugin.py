@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.files import write_json
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.jobs import DEFAULT_JOBS
-from codex_probe.probes.release import Selection, Subject
+from codex_probe.harness.files import write_json
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.tally import is_fidelity, tally
+from codex_probe.probes.domain.verdict_file import verdict_document
+from codex_probe.probes.runner.jobs import DEFAULT_JOBS
+from codex_probe.probes.runner.release_run import Selection, Subject
 from codex_probe.probes.suite.release_runs import ReleaseRuns
 from codex_probe.probes.suite.table import render_table
-from codex_probe.probes.tally import is_fidelity, tally
-from codex_probe.probes.verdict_file import verdict_document
 
 FINDING_PROPERTY = "codex_probe_finding"
 

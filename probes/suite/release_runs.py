@@ -1,6 +1,6 @@
 """The probe session's release runs: each version probed once, all its findings at once.
 
-A release run (probes/release.py) needs every real observation before the fake can run on
+A release run (probes/runner/release_run.py) needs every real observation before the fake can run on
 a profile learned from them, so the session probes a version as a whole the first time a
 test asks for it; the tests then report the findings one by one.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.seal import describe_sealing
-from codex_probe.probes.release import ReleaseRun, Selection, Subject, probe_release
-from codex_probe.probes.stability import flips, steady_findings
+from codex_probe.probes.domain.stability import flips, steady_findings
+from codex_probe.probes.runner.release_run import ReleaseRun, Selection, Subject, probe_release
 
 
 class ReleaseRuns:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.scenarios import SCENARIOS
-from codex_probe.probes.tally import FIDELITY_WORDS, is_fidelity
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.tally import FIDELITY_WORDS, is_fidelity
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
 # The fake's verdicts in fidelity words (probes.tally), a difference in capitals.

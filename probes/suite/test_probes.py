@@ -10,11 +10,11 @@ import allure
 import pytest
 
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Finding, Verdict
-from codex_probe.probes.judge import ScenarioOutcome
-from codex_probe.probes.repro.bundle import bundle_in_report
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding, Verdict
+from codex_probe.probes.domain.observation import ScenarioOutcome
+from codex_probe.probes.domain.verdict_file import verdict_entry
+from codex_probe.probes.releases.repro.bundle import bundle_in_report
 from codex_probe.probes.suite.release_runs import ReleaseRuns
-from codex_probe.probes.verdict_file import verdict_entry
 
 SPEC = "shared/spec/codex-runtime-instructions-prompt-split.md"
 

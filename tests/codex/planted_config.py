@@ -23,10 +23,11 @@ from unittest import mock
 
 from codex_probe.harness.codex import seal
 from codex_probe.harness.codex.seal import SYSTEM_CONFIG_DIR, Support, prepare, seal_launch
-from codex_probe.probes.observation import normalize
-from codex_probe.probes.repro.script.sealing import SEAL_FILE
-from codex_probe.probes.scenario import ScenarioBroken, run_scenario
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.domain.fidelity import normalize
+from codex_probe.probes.domain.observation import ScenarioBroken
+from codex_probe.probes.releases.repro.script.sealing import SEAL_FILE
+from codex_probe.probes.runner.scenarios import SCENARIOS
+from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend, make_backend
 from codex_probe.rig.wiretap import Wiretap
 from tests.probes.repro.bundles import run_bundle

@@ -29,7 +29,7 @@ from codex_probe.harness.codex.seal import (
     prepare,
     seal_launch,
 )
-from codex_probe.probes.repro.script.sealing import SEAL_FILE
+from codex_probe.probes.releases.repro.script.sealing import SEAL_FILE
 from codex_probe.rig.backends import make_backend
 from tests.codex.planted_config import observe
 from tests.probes.repro.bundles import bundled

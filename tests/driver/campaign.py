@@ -35,7 +35,7 @@ from codex_probe.harness.driver import (
     SentRequest,
     SettleFailed,
     TurnRequest,
-    run_session,
+    drive_once,
     sandbox_settings,
     settle,
 )
@@ -110,7 +110,7 @@ class Seeds:
                     work_dir=str(home.workdir),
                     permission_mode="agent_workspace_write",
                 )
-                result = await run_session(
+                result = await drive_once(
                     launcher,
                     config,
                     env=home.env(),

@@ -15,10 +15,10 @@ from codex_probe.harness.compiler import LifecycleEvent, load_sources
 from codex_probe.harness.dispatcher import StartConfig, build_start_config
 from codex_probe.harness.driver import (
     DeliveryStatus,
+    DriveResult,
     PrepareFailed,
     PreparePath,
-    SessionResult,
-    run_session,
+    drive_once,
 )
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.wiretap import Wiretap
@@ -43,13 +43,13 @@ class FakeBackend:
 
     async def session(
         self, config: StartConfig, script: list[dict[str, Any]] | None = None
-    ) -> SessionResult:
+    ) -> DriveResult:
         script_path = None
         if script:
             script_path = self.folder / "script.jsonl"
             script_path.write_text("".join(json.dumps(rule) + "\n" for rule in script))
         launcher = write_launcher(self.folder / "bin", profile="0.171.0", script=script_path)
-        return await run_session(
+        return await drive_once(
             launcher,
             config,
             env=self.home.env(),

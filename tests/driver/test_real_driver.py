@@ -24,10 +24,10 @@ from codex_probe.harness.dispatcher import StartConfig, build_start_config
 from codex_probe.harness.driver import (
     CodexAppServerDriver,
     DeliveryStatus,
+    DriveResult,
     PreparePath,
-    SessionResult,
     ThreadRefusal,
-    run_session,
+    drive_once,
     sandbox_settings,
     settle,
 )
@@ -58,8 +58,8 @@ class RealBackend:
             work_dir=str(self.home.workdir),
         )
 
-    async def session(self, config: StartConfig) -> SessionResult:
-        return await run_session(
+    async def session(self, config: StartConfig) -> DriveResult:
+        return await drive_once(
             self.codex.binary,
             config,
             env=self.home.env(),

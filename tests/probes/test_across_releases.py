@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.runner.scenarios import SCENARIOS
 from tests.cli import codex_probe as run_codex_probe
 
 

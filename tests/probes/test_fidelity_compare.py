@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 
 from codex_probe.harness.jsonrpc.transcript import Transcript
-from codex_probe.probes import judge
-from codex_probe.probes.judge import ScenarioOutcome, fidelity_of
-from codex_probe.probes.scenario import Observation
+from codex_probe.probes.domain import fidelity
+from codex_probe.probes.domain.fidelity import fidelity_of
+from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
 
 
 def outcomes(
     monkeypatch: pytest.MonkeyPatch, real: Any, fake: Any
 ) -> tuple[ScenarioOutcome, ScenarioOutcome]:
     seen = {"real": real, "fake": fake}
-    monkeypatch.setattr(judge, "normalize", lambda observation: seen[observation.backend])
+    monkeypatch.setattr(fidelity, "normalize", lambda observation: seen[observation.backend])
     return tuple(  # type: ignore[return-value]
         ScenarioOutcome(Observation("start", kind, "0.171.0", [], [], Transcript(), "", {}))
         for kind in ("real", "fake")

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from codex_probe.probes.observation import comparable
+from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.releases.grid import change_points, render_html, render_svg, rows
 from codex_probe.probes.releases.history import (
     HistoryError,
@@ -22,7 +23,6 @@ from codex_probe.probes.releases.history import (
     unavailable_releases,
 )
 from codex_probe.probes.releases.sweep import to_probe
-from codex_probe.probes.tool import TOOL
 from tests.cli import codex_probe
 
 

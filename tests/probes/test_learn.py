@@ -24,20 +24,19 @@ from codex_probe.fake_appserver.profile import (
 )
 from codex_probe.harness.codex.install import Installation, install
 from codex_probe.harness.codex.schema import ensure_schema
-from codex_probe.probes.judge import ScenarioOutcome
-from codex_probe.probes.learn.behaviour import unsubscribe
-from codex_probe.probes.learn.errors import _template
-from codex_probe.probes.learn.profile import (
+from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
+from codex_probe.probes.releases.learn.behaviour import unsubscribe
+from codex_probe.probes.releases.learn.errors import _template
+from codex_probe.probes.releases.learn.observed import Inexpressible, Observed
+from codex_probe.probes.releases.learn.profile import (
     LearnError,
     learn_profile,
     nearest_checked_in,
     unobserved_error,
 )
-from codex_probe.probes.learn.reading import Inexpressible, Observed
-from codex_probe.probes.learn.texts import STAND_IN, stand_in
-from codex_probe.probes.release import run_scenarios
-from codex_probe.probes.scenario import Observation
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.releases.learn.texts import STAND_IN, stand_in
+from codex_probe.probes.runner.release_run import run_scenarios
+from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.rig.backends import make_backend
 from tests.fake.conftest import copy_profile, edit
 from tests.once import computed_once

@@ -15,11 +15,11 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import BY_ID
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.judge import judge_assumption
+from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
 from codex_probe.probes.domain.reading import View, unmet_preconditions
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
-from codex_probe.probes.release import run_scenarios
-from codex_probe.probes.scenario import Observation
+from codex_probe.probes.runner.release_run import run_scenarios
 from codex_probe.rig.backends import make_backend
 from tests.once import computed_once
 

@@ -15,7 +15,7 @@ import pytest
 from codex_probe.fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
 from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.runner.scenarios import SCENARIOS
 from tests.child_processes import interruptible
 from tests.once import made_once
 

@@ -9,10 +9,10 @@ from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
 from codex_probe.probes.domain.expressions import describe
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
-from codex_probe.probes.scenario import Observation
-from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.judge import judge_assumption
+from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
+from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
 
 OPERATIONS = set(
     reading.Reading(

@@ -13,9 +13,14 @@ import pytest
 from codex_probe.harness.codex.install import Installation, InstallError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
-from codex_probe.probes import release as release_module
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.release import Selection, fidelity_id, probe_release, run_scenarios
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.runner import release_run as release_module
+from codex_probe.probes.runner.release_run import (
+    Selection,
+    fidelity_id,
+    probe_release,
+    run_scenarios,
+)
 from codex_probe.rig.backends import Backend, make_backend
 from codex_probe.rig.homes import IsolatedHome
 from tests.child_processes import snapshot

@@ -9,9 +9,10 @@ import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes import scenario as scenario_module
-from codex_probe.probes.scenario import ScenarioBroken, run_scenario
-from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS, start_and_turns
+from codex_probe.probes.domain.observation import ScenarioBroken
+from codex_probe.probes.runner import steps as scenario_module
+from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS, start_and_turns
+from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import make_backend
 from codex_probe.rig.wiretap import Reply
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from codex_probe.harness.codex.install import Installation
-from codex_probe.probes.findings import Finding, Verdict
-from codex_probe.probes.stability import flips, steady_findings
+from codex_probe.probes.domain.findings import Finding, Verdict
+from codex_probe.probes.domain.stability import flips, steady_findings
 
 
 def finding(verdict: Verdict, **observed: Any) -> Finding:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from codex_probe.probes.tally import tally
+from codex_probe.probes.domain.tally import tally
 
 
 def test_assumptions_and_fidelity_are_counted_apart() -> None:

@@ -15,11 +15,11 @@ from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.release import Selection, probe_release
+from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.span import RangeError, published_range
+from codex_probe.probes.runner.release_run import Selection, probe_release
 
 # Exit codes: 0 one boundary found; 1 no change, or a history that changes more than once;
 # 2 usage; 3 probes broke where the boundary lies.

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.layout import REPORTS
 from codex_probe.cli.commands.output import output_problem
+from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.fake_appserver.launcher import write_launcher
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.harness.codex.install import install as install_codex
@@ -38,14 +38,14 @@ from codex_probe.harness.compiler import (
 from codex_probe.harness.dispatcher import StartConfig, build_start_config
 from codex_probe.harness.driver import (
     DriverError,
+    DriveResult,
     PermissionMode,
     PrepareFailed,
     SandboxConfigError,
-    SessionResult,
+    drive_once,
     parse_permission_mode,
-    run_session,
 )
-from codex_probe.harness.driver.session import SessionSettleFailed
+from codex_probe.harness.driver.drive import DriveSettleFailed
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.rig.homes import IsolatedHome
@@ -178,7 +178,7 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript
         report.update(error.record.to_json(), error=str(error))
         _show(report, args.json, failed=True)
         return FAILED
-    except SessionSettleFailed as error:  # the thread was prepared; its turn did not end
+    except DriveSettleFailed as error:  # the thread was prepared; its turn did not end
         report.update(error.result.to_json(), error=str(error))
         _show(report, args.json, failed=True)
         return FAILED
@@ -200,11 +200,11 @@ def _backend_binary(backend: str, version: str, scratch: Path) -> Path:
 
 async def _drive(
     binary: Path, sources: Sources, args: argparse.Namespace, transcript: Transcript
-) -> tuple[SessionResult, int]:
+) -> tuple[DriveResult, int]:
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url) as home:
             config = _start_config(sources, args, str(home.workdir))
-            result = await run_session(
+            result = await drive_once(
                 binary,
                 config,
                 env=home.env(),

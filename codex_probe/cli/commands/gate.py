@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.layout import run_folder
+from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.layout import HISTORY
 from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
 from codex_probe.cli.commands.output import output_problem
+from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION

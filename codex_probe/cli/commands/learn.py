@@ -13,15 +13,15 @@ from typing import Any
 import msgspec
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.layout import LEARNED
 from codex_probe.cli.commands.options import add_jobs_option
 from codex_probe.cli.commands.output import output_problem
+from codex_probe.cli.commands.run_folders import LEARNED
 from codex_probe.harness.codex.install import install
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.learn.attribution import explain
-from codex_probe.probes.observation import normalize
-from codex_probe.probes.release import ReleaseRun, Selection, fidelity_id, probe_release
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.domain.fidelity import normalize
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.releases.learn.attribution import explain
+from codex_probe.probes.runner.release_run import ReleaseRun, Selection, fidelity_id, probe_release
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 # Exit codes: 0 the fake on the learned profile matches the real release everywhere;
 # 1 it does not, or an observation could not be expressed; 2 usage; 3 a scenario broke.

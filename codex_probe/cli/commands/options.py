@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from codex_probe.probes.jobs import DEFAULT_JOBS
+from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 
 # Releases a history or bisect run keeps installed at once (each is ~424 MB).
 DEFAULT_KEEP_INSTALLS = 3

@@ -13,17 +13,17 @@ import pytest
 
 import codex_probe.probes.suite
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.layout import run_folder
 from codex_probe.cli.commands.options import add_jobs_option, positive_int
 from codex_probe.cli.commands.output import output_problem
+from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.repro.bundle import REPRO_FOLDER
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 SUITE = Path(codex_probe.probes.suite.__file__).resolve().parent
 USAGE = 2

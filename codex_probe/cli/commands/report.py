@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.layout import run_folder
+from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
-from codex_probe.probes.tool import TOOL
+from codex_probe.harness.tool import TOOL
 from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
 from codex_probe.reporting.browser import BrowserError, screenshot

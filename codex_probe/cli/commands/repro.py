@@ -15,11 +15,16 @@ from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import FIDELITY_ID_PREFIX, Verdict
-from codex_probe.probes.release import Selection, probe_release
-from codex_probe.probes.repro.bundle import BUNDLE_FILES, NotBundled, bundle_name, why_not_bundled
-from codex_probe.probes.repro.bundle import write_bundle as write_finding_bundle
-from codex_probe.probes.scenarios import SCENARIOS
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.releases.repro.bundle import (
+    BUNDLE_FILES,
+    NotBundled,
+    bundle_name,
+    why_not_bundled,
+)
+from codex_probe.probes.releases.repro.bundle import write_bundle as write_finding_bundle
+from codex_probe.probes.runner.release_run import Selection, probe_release
+from codex_probe.probes.runner.scenarios import SCENARIOS
 
 # Exit codes: 0 the bundle is written; 1 no bundle can reproduce this finding (the line
 # says why); 2 usage (an unknown finding, an unpublished version, an --out that is a file).

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.layout import REPORTS
+from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.harness.codex.appserver import open_app_server
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import Finding
-from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
-from codex_probe.probes.repro.bundle import write_bundle
-from codex_probe.probes.scenario import ScenarioBroken, run_scenario
-from codex_probe.probes.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.domain.findings import Finding
+from codex_probe.probes.domain.judge import judge_assumption
+from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcome
+from codex_probe.probes.releases.repro.bundle import write_bundle
+from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend
 
 # What upstream types: python3 (this interpreter where none is on PATH).

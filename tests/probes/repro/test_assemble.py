@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from codex_probe.probes.domain import reading
-from codex_probe.probes.repro import assemble
-from codex_probe.probes.repro.assemble import AssemblyError, script_text
+from codex_probe.probes.releases.repro import assemble
+from codex_probe.probes.releases.repro.assemble import AssemblyError, script_text
 
 
 def test_the_script_imports_the_standard_library_only() -> None:

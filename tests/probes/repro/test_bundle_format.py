@@ -11,13 +11,13 @@ import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes import scenario as scenario_module
 from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.judge import judge_fidelity
-from codex_probe.probes.repro.bundle import NotBundled, write_bundle
-from codex_probe.probes.repro.record import NotReplayable, replay_steps
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.judge import judge_fidelity
+from codex_probe.probes.releases.repro.bundle import NotBundled, write_bundle
+from codex_probe.probes.releases.repro.record import NotReplayable, replay_steps
+from codex_probe.probes.runner import steps as scenario_module
 from codex_probe.rig.backends import make_backend
 from tests.probes.repro.bundles import bundled, scenario_outcome
 

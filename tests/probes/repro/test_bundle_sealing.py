@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codex_probe.harness.codex import seal
-from codex_probe.probes.repro.script.sealing import SEAL_FILE, Sealer, sealing_line
+from codex_probe.probes.releases.repro.script.sealing import SEAL_FILE, Sealer, sealing_line
 
 ARGV = ["codex", "app-server", "--listen", "stdio://"]
 

@@ -8,8 +8,8 @@ import threading
 import time
 import urllib.request
 
-from codex_probe.probes.repro.script import mock_provider
-from codex_probe.probes.repro.script.mock_provider import MockProvider
+from codex_probe.probes.releases.repro.script import mock_provider
+from codex_probe.probes.releases.repro.script.mock_provider import MockProvider
 from codex_probe.rig import wiretap
 
 

@@ -12,9 +12,10 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_MATRIX
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
-from codex_probe.probes.findings import Verdict
-from codex_probe.probes.judge import ScenarioOutcome, judge_assumption
-from codex_probe.probes.repro.bundle import write_bundle
+from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.judge import judge_assumption
+from codex_probe.probes.domain.observation import ScenarioOutcome
+from codex_probe.probes.releases.repro.bundle import write_bundle
 from codex_probe.rig.backends import make_backend
 from tests.once import computed_once
 from tests.probes.repro.bundles import scenario_outcome

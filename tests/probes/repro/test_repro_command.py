@@ -9,7 +9,7 @@ import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.probes.repro.bundle import BUNDLE_FILES
+from codex_probe.probes.releases.repro.bundle import BUNDLE_FILES
 from tests.cli import codex_probe
 
 

@@ -1,0 +1,194 @@
+"""Assemble a fake profile of one release from its real observations, and write it.
+
+Each behaviour entry is `measured: true` with evidence naming the scenario and step it
+came from. Where the profile language cannot express what was observed, the entry keeps
+the value of the nearest checked-in profile, says `measured: false` and why, and the gap
+is reported: a learned profile never approximates silently. The fake's own refusals,
+which no scenario observes, keep the nearest checked-in answer and say `measured: false`
+(no gap: nothing was observed that the profile cannot express).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from codex_probe.fake_appserver.profile import (
+    Behaviour,
+    ErrorAnswer,
+    Errors,
+    Measured,
+    Profile,
+    ProfileDocument,
+    ProfileError,
+    Provenance,
+    Texts,
+    WireDocument,
+    available_versions,
+    checked_in_path,
+    encode_document,
+    load_profile,
+)
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.files import write_text_atomically
+from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.observation import Observation
+from codex_probe.probes.releases.learn.behaviour import INFERENCES
+from codex_probe.probes.releases.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
+from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed
+from codex_probe.probes.releases.learn.texts import TEXT_INFERENCES
+from codex_probe.probes.releases.learn.wire_capture import wire_document
+
+T = TypeVar("T")
+
+
+@dataclass
+class LearnedProfile:
+    version: str
+    document: ProfileDocument
+    wire: WireDocument
+    gaps: list[Gap] = field(default_factory=list)
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.version}.json"
+
+    def write(self, folder: Path) -> Path:
+        """Write VERSION.json and its wire file into `folder`; the profile's path."""
+        folder.mkdir(parents=True, exist_ok=True)
+        wire_text = json.dumps(msgspec.to_builtins(self.wire), indent=1, sort_keys=True) + "\n"
+        write_text_atomically(folder / self.document.measured.wire_templates, wire_text)
+        path = folder / self.file_name
+        write_text_atomically(path, encode_document(self.document))
+        return path
+
+
+class LearnError(RuntimeError):
+    """A profile cannot be written: a value it must keep has no checked-in profile to lend it."""
+
+
+def nearest_first(version: str) -> list[str]:
+    """The checked-in versions, the closest below `version` first, then those above."""
+    key = version_key(version)
+    return sorted(available_versions(), key=lambda v: (version_key(v) > key, abs_distance(v, key)))
+
+
+def nearest_checked_in(version: str) -> Profile:
+    """The loadable checked-in profile closest below `version` (else the closest above)."""
+    problems = []
+    for candidate in nearest_first(version):
+        try:
+            return load_profile(candidate)
+        except ProfileError as error:  # e.g. the model gained a field it lacks
+            problems.append(str(error))
+    raise LearnError(
+        "an observation could not be learned and no checked-in profile can lend its value: "
+        + "; ".join(problems or ["there is none"])
+    )
+
+
+def abs_distance(version: str, key: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(abs(a - b) for a, b in zip(version_key(version), key, strict=False))
+
+
+def unobserved_error(name: str, version: str) -> Measured[ErrorAnswer]:
+    """The fake's own refusal `name` as the nearest checked-in profile has it, not measured.
+
+    Only that entry is read, so learning works while the checked-in profiles lack a field
+    the model has just gained.
+    """
+    problems = []
+    for candidate in nearest_first(version):
+        path = checked_in_path(candidate)
+        assert path is not None  # available_versions lists checked-in files only
+        try:
+            entry = json.loads(path.read_bytes())["errors"][name]
+            kept = msgspec.convert(entry, Measured[ErrorAnswer])
+        except (OSError, ValueError, KeyError, TypeError, msgspec.ValidationError) as error:
+            problems.append(f"{path}: errors.{name}: {error!r}")
+            continue
+        evidence = f"not learned: {UNOBSERVED_ERRORS[name]}; kept the value of profile {candidate}"
+        return Measured(kept.value, False, evidence)
+    raise LearnError(
+        f"errors.{name} is never observed and no checked-in profile has a value for it: "
+        + "; ".join(problems or ["there is none"])
+    )
+
+
+def learn_profile(
+    version: str, observations: Mapping[str, Observation], *, today: str | None = None
+) -> LearnedProfile:
+    """The profile of `version` as its real observations (scenario -> observation) show it.
+
+    Where an entry cannot be learned it keeps the value of the nearest checked-in profile
+    (read only then, so learning works while the checked-in ones lack a new field).
+    """
+    seen = Observed(observations)
+    gaps: list[Gap] = []
+    lent: list[Profile] = []
+
+    def fallback() -> Profile:
+        if not lent:
+            lent.append(nearest_checked_in(version))
+        return lent[0]
+
+    def attempt(infer: Callable[[Observed], T], kept: Callable[[], T]) -> T:
+        try:
+            return infer(seen)
+        except Inexpressible as missing:
+            gaps.append(missing.gap)
+            return kept()
+
+    behaviour: dict[str, Measured[Any]] = {}
+    for name, infer in INFERENCES.items():
+        try:
+            inferred = infer(seen)
+        except Inexpressible as missing:
+            gaps.append(missing.gap)
+            behaviour[name] = Measured(
+                getattr(fallback().behaviour, name).value,
+                False,
+                f"not learned: {missing.gap.describe()}; kept the value of profile "
+                f"{fallback().version}",
+            )
+        else:
+            behaviour[name] = Measured(inferred.value, True, inferred.evidence)
+
+    def kept(part: str, name: str) -> Any:
+        return getattr(getattr(fallback(), part), name)
+
+    texts = {
+        name: attempt(infer, functools.partial(kept, "texts", name))
+        for name, infer in TEXT_INFERENCES.items()
+    }
+    errors: dict[str, Any] = {
+        name: attempt(infer, functools.partial(kept, "errors", name))
+        for name, infer in ERROR_INFERENCES.items()
+    }
+    errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
+    wire, wire_gaps = wire_document(
+        version, {name: obs.transcript for name, obs in observations.items()}
+    )
+    gaps += wire_gaps
+    for gap in wire_gaps:  # keep the fake runnable; the gap says which template is borrowed
+        name = gap.field.rsplit(".", 1)[-1]
+        wire.templates[name] = fallback().template(name)
+    document = ProfileDocument(
+        version=version,
+        measured=Provenance(
+            by=f"{TOOL} learn {version} (scenarios {', '.join(observations)})",
+            on=today or time.strftime("%Y-%m-%d", time.gmtime()),
+            wire_templates=f"wire-{version}.json",
+        ),
+        behaviour=Behaviour(**behaviour),
+        texts=Texts(**texts),
+        errors=Errors(**errors),
+    )
+    return LearnedProfile(version, document, wire, gaps)
