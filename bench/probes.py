@@ -135,7 +135,7 @@ def recorded(name: str) -> StepRecorder:
 
 
 def suite_runs(fidelity: bool) -> list[tuple[str, str]]:
-    """(backend, scenario) pairs the suite runs, as probes/suite chooses them."""
+    """(backend, scenario) pairs the suite runs, as a probe run chooses them."""
     if fidelity:
         return [(kind, name) for kind in ("real", "fake") for name in SCENARIOS]
     return [("real", name) for name in dict.fromkeys(a.scenario for a in ASSUMPTIONS)]
@@ -300,7 +300,7 @@ def suite(version: str, fidelity: bool) -> tuple[float, int]:
         try:
             status = suite_process.wait(timeout=SUITE_TIMEOUT)
         except subprocess.TimeoutExpired:
-            # SIGINT lets pytest unwind, so the harness ends the codex processes it started.
+            # SIGINT cancels the probe run, which ends the codex processes it started.
             suite_process.send_signal(signal.SIGINT)
             try:
                 suite_process.wait(timeout=30)

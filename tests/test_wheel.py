@@ -28,7 +28,6 @@ PACKAGE_DATA = (
     "codex_probe/fake_appserver/profiles/profile.schema.json",
     "codex_probe/harness/compiler/sources/agent.toml",
     "codex_probe/harness/compiler/sources/AGENTS.md",
-    "codex_probe/probes/suite/pytest.ini",
     "codex_probe/py.typed",
     # The sources a reproduction bundle's reproduce.py is assembled from.
     "codex_probe/probes/releases/repro/script/main.py",

@@ -103,5 +103,3 @@ def _stdout_to_devnull() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     finally:
         os.close(devnull)
-
-

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.domain.tally import tally
+from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
-from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
 
 PASS = 0
 FAIL = 1
@@ -117,9 +117,9 @@ def evaluate(
     return result
 
 
-def _judge(finding: RecordedFinding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
+def _judge(finding: Finding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:
     version, name = finding.version, _name(finding)
-    if finding.assumption.startswith(FIDELITY_ID_PREFIX):
+    if finding.id.startswith(FIDELITY_ID_PREFIX):
         return _fidelity_note(finding)
     reasons = []
     if entry is not None:
@@ -136,7 +136,7 @@ def _judge(finding: RecordedFinding, entry: AcceptedChange | None, strict: bool)
     return reasons
 
 
-def _not_holding(finding: RecordedFinding, strict: bool) -> Reason:
+def _not_holding(finding: Finding, strict: bool) -> Reason:
     gated = finding.required or strict
     if finding.verdict == "changed":
         code, what = FAIL, "assumption changed upstream"
@@ -148,7 +148,7 @@ def _not_holding(finding: RecordedFinding, strict: bool) -> Reason:
     return Reason(code if gated else PASS, finding.version, text)
 
 
-def _fidelity_note(finding: RecordedFinding) -> list[Reason]:
+def _fidelity_note(finding: Finding) -> list[Reason]:
     if finding.verdict == "holds":
         return []
     text = (
@@ -164,14 +164,14 @@ def _stale_for_absent(result: GateResult, version: str, entries: Iterable[Accept
         result.reasons.append(Reason(FAIL, version, stale))
 
 
-def _name(finding: RecordedFinding) -> str:
+def _name(finding: Finding) -> str:
     kind = "required" if finding.required else "informative"
     section = f", spec {finding.spec_section}" if finding.spec_section else ""
-    return f"{finding.assumption} ({kind}{section})"
+    return f"{finding.id} ({kind}{section})"
 
 
-def _tally(findings: dict[str, RecordedFinding]) -> str:
-    return tally((f.assumption, f.verdict, f.required) for f in findings.values())
+def _tally(findings: dict[str, Finding]) -> str:
+    return tally((f.id, f.verdict.value, f.required) for f in findings.values())
 
 
 def _one_line(text: str, limit: int = 300) -> str:

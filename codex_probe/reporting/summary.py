@@ -13,8 +13,9 @@ import json
 from typing import Any
 
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.tally import is_fidelity, tally
-from codex_probe.reporting.verdicts import RecordedFinding, VerdictReport
+from codex_probe.probes.domain.verdict_file import VerdictReport
 
 CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
 FIDELITY_CELL = {"holds": "✅ same", "changed": "❌ differs", "broken": "⚠️ broken"}
@@ -56,7 +57,7 @@ def _ordered_ids(report: VerdictReport) -> list[str]:
     return sorted(seen, key=lambda a: (REGISTRY_ORDER.get(a, len(REGISTRY_ORDER)), seen.index(a)))
 
 
-def _findings(report: VerdictReport, assumptions: list[str]) -> list[RecordedFinding]:
+def _findings(report: VerdictReport, assumptions: list[str]) -> list[Finding]:
     return [
         report.findings[version][assumption]
         for assumption in assumptions
@@ -65,14 +66,14 @@ def _findings(report: VerdictReport, assumptions: list[str]) -> list[RecordedFin
     ]
 
 
-def _fake_differs(finding: RecordedFinding) -> bool:
-    return finding.fake_diverges or (is_fidelity(finding.assumption) and finding.verdict != "holds")
+def _fake_differs(finding: Finding) -> bool:
+    return finding.fake_diverges or (is_fidelity(finding.id) and finding.verdict != "holds")
 
 
 def _counts(report: VerdictReport) -> list[str]:
     return [
         f"- codex {version}: "
-        + tally((f.assumption, f.verdict, f.required) for f in report.findings[version].values())
+        + tally((f.id, f.verdict.value, f.required) for f in report.findings[version].values())
         for version in report.versions
     ]
 
@@ -103,10 +104,10 @@ def _table(
     return rows
 
 
-def _section(finding: RecordedFinding) -> list[str]:
+def _section(finding: Finding) -> list[str]:
     kind = "required" if finding.required else "informative"
     lines = [
-        f"### `{finding.assumption}` on codex {finding.version}: {finding.verdict}",
+        f"### `{finding.id}` on codex {finding.version}: {finding.verdict}",
         "",
         f"Spec {finding.spec_section} ({kind}). {finding.statement}".rstrip(),
         "",
@@ -119,7 +120,7 @@ def _section(finding: RecordedFinding) -> list[str]:
     return [*lines, f"Reproduce with: `{finding.reproduce}`", "", *_bundle(finding)]
 
 
-def _bundle(finding: RecordedFinding) -> list[str]:
+def _bundle(finding: Finding) -> list[str]:
     """Where the finding's reproduction bundle is: for someone without codex-probe."""
     repro = finding.repro
     if repro is None:
@@ -133,9 +134,9 @@ def _bundle(finding: RecordedFinding) -> list[str]:
     ]
 
 
-def _fidelity_section(finding: RecordedFinding) -> list[str]:
+def _fidelity_section(finding: Finding) -> list[str]:
     diff = finding.fidelity.diff if finding.fidelity is not None else list(finding.evidence)
-    title = f"### `{finding.assumption}` on codex {finding.version}"
+    title = f"### `{finding.id}` on codex {finding.version}"
     if finding.verdict == "broken":
         explanation = "The comparison could not be made (one of the two runs broke):"
     else:

@@ -175,8 +175,7 @@ def describe(expression: Expression) -> str:
             f"the role of the input item before `{marker(at['marker'])}` " + in_request.format(**at)
         ),
         "item_before": lambda: (
-            f"the input item before `{marker(at['marker'])}` (as labels) "
-            + in_request.format(**at)
+            f"the input item before `{marker(at['marker'])}` (as labels) " + in_request.format(**at)
         ),
         "order": lambda: (
             "which comes first "

@@ -13,6 +13,7 @@ from typing import Any
 
 from deepdiff import DeepDiff
 
+from codex_probe.probes.domain.findings import Fidelity
 from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
 from codex_probe.probes.domain.reading import normalized_request
 from codex_probe.probes.domain.stability import mask
@@ -82,7 +83,7 @@ def lifecycle_notifications(observation: Observation) -> list[str]:
     return sequence
 
 
-def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> dict[str, Any] | None:
+def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> Fidelity | None:
     """The fake-vs-real diff of a scenario's normalized observations (None: not comparable)."""
     if real.observation is None or fake.observation is None:
         return None
@@ -90,9 +91,9 @@ def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> dict[str, Any] 
     # Equal as canonical JSON (types, order of lists and all) is no diff: DeepDiff, about
     # 30 ms a scenario, runs only to say where they differ.
     if _canonical(real_seen) == _canonical(fake_seen):
-        return {"fake_matches_real": True, "diff": {}}
+        return Fidelity(True, {})
     diff = DeepDiff(real_seen, fake_seen, verbose_level=2)
-    return {"fake_matches_real": not diff, "diff": json.loads(diff.to_json()) if diff else {}}
+    return Fidelity(not diff, json.loads(diff.to_json()) if diff else {})
 
 
 def _canonical(value: Any) -> str:

@@ -10,6 +10,7 @@ reproduction bundle judges codex's replay with.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from codex_probe.probes.domain import reading
@@ -19,25 +20,23 @@ from codex_probe.probes.domain.fidelity import fidelity_of
 from codex_probe.probes.domain.findings import (
     BROKEN_PREFIX,
     CHANGED_PREFIX,
+    FAKE_SECTION,
     FIDELITY_ID_PREFIX,
     FIDELITY_PREFIX,
+    Fidelity,
     Finding,
     Verdict,
     differences,
+    reproduce,
 )
 from codex_probe.probes.domain.observation import ScenarioOutcome
-
-
-def reproduce(version: str, finding_id: str, flags: str = "") -> str:
-    """The command that probes just this finding again (`flags`: how the subject was run)."""
-    return f"codex-probe probe --codex {version} --only {finding_id}{flags}"
 
 
 def judge_assumption(
     assumption: Assumption,
     version: str,
     outcome: ScenarioOutcome,
-    fidelity: dict[str, Any] | None = None,
+    fidelity: Fidelity | None = None,
     *,
     reproduce_flags: str = "",
 ) -> Finding:
@@ -45,6 +44,9 @@ def judge_assumption(
         assumption.id,
         version,
         Verdict.BROKEN,
+        assumption.required,
+        assumption.spec_section,
+        assumption.statement,
         {},
         assumption.expected,
         reproduce=reproduce(version, assumption.id, reproduce_flags),
@@ -90,10 +92,17 @@ def judge_fidelity(
 ) -> Finding:
     """Whether the fake, on `profile` ({source, path, ...}), observed what the real one did."""
     finding_id = f"{FIDELITY_ID_PREFIX}{scenario}"
+    statement = (
+        f"fake-codex on the {profile.get('source')} profile {profile.get('path')} is faithful "
+        f"to codex-cli {version} in scenario {scenario}"
+    )
     finding = Finding(
         finding_id,
         version,
         Verdict.BROKEN,
+        False,
+        FAKE_SECTION,
+        statement,
         {"profile": profile},
         {"fake_matches_real": True},
         reproduce=reproduce(version, finding_id),
@@ -109,12 +118,12 @@ def judge_fidelity(
         finding.evidence = problems or ["the fake did not run"]
         finding.summary = f"{BROKEN_PREFIX} {'; '.join(finding.evidence)}"
         return finding
-    finding.observed = {"fake_matches_real": fidelity["fake_matches_real"], "profile": profile}
-    finding.verdict = Verdict.HOLDS if fidelity["fake_matches_real"] else Verdict.CHANGED
-    finding.fidelity = {**fidelity, "profile": profile}
+    finding.observed = {"fake_matches_real": fidelity.fake_matches_real, "profile": profile}
+    finding.verdict = Verdict.HOLDS if fidelity.fake_matches_real else Verdict.CHANGED
+    finding.fidelity = replace(fidelity, profile=profile)
     finding.evidence = [f"fake profile: {profile['source']} {profile['path']}"]
-    if fidelity["diff"]:
-        finding.evidence.append(json.dumps(fidelity["diff"])[:4000])
+    if fidelity.diff:
+        finding.evidence.append(json.dumps(fidelity.diff)[:4000])
         finding.summary = (
             f"{FIDELITY_PREFIX} scenario {scenario} on {version} "
             f"({profile['source']} profile): {finding.evidence[1][:600]}"

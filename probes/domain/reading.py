@@ -79,7 +79,7 @@ def label_text(text: str, role: Any = None) -> str:
 
 
 def request_kind(path: str, body: dict[str, Any]) -> str:
-    """"compaction" or "turn": what codex asked the model for."""
+    """ "compaction" or "turn": what codex asked the model for."""
     if path.endswith(REMOTE_COMPACTION_PATH):
         return "compaction"
     items = body.get("input") or []

@@ -33,7 +33,7 @@ class HistoryError(ValueError):
 
 def probe_set() -> str:
     """A digest of what the probes ask: a change to it makes old records stale."""
-    described = [[a.id, a.scenario, a.required, a.expected] for a in ASSUMPTIONS]
+    described = [[a.id, a.scenario, a.required, a.expected, a.reads] for a in ASSUMPTIONS]
     text = json.dumps([described, list(SCENARIOS)], sort_keys=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -73,7 +73,7 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
         "findings": {
             finding_id: {
                 "verdict": finding.verdict.value,
-                "required": _required(finding_id),
+                "required": finding.required,
                 "observed": finding.observed,
                 "summary": finding.summary,
             }
@@ -99,10 +99,6 @@ def unavailable_releases(document: dict[str, Any]) -> dict[str, str]:
         for version, entry in document["releases"].items()
         if entry.get("unavailable")
     }
-
-
-def _required(finding_id: str) -> bool:
-    return any(a.id == finding_id and a.required for a in ASSUMPTIONS)
 
 
 def new_history(shard: Shard | None = None) -> dict[str, Any]:

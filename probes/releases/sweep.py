@@ -24,7 +24,7 @@ from codex_probe.harness.codex.install import (
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.files import write_json, write_text_atomically
 from codex_probe.probes.domain.findings import Verdict
-from codex_probe.probes.domain.verdict_file import verdict_document, verdict_entry
+from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
 from codex_probe.probes.releases.history import (
@@ -34,7 +34,8 @@ from codex_probe.probes.releases.history import (
     save_history,
     unavailable_entry,
 )
-from codex_probe.probes.runner.release_run import Selection, probe_release
+from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.selection import Selection
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
 INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)
@@ -100,11 +101,9 @@ def sweep(
             )
             seconds = time.monotonic() - started
             document["releases"][version] = release_entry(run, seconds)
-            findings = {version: {i: verdict_entry(f) for i, f in run.findings.items()}}
-            profiles = {version: run.profile.to_json()} if run.profile else {}
-            write_json(
-                out / "releases" / version / "verdict.json", verdict_document(findings, profiles)
-            )
+            verdict = VerdictReport({version: dict(run.findings)})
+            verdict.facts["fake_profiles"] = {version: run.profile.to_json()} if run.profile else {}
+            write_json(out / "releases" / version / "verdict.json", verdict.to_json())
             save_history(out / HISTORY_FILE, document)
             write_grid(out, document)
             counts = {v: 0 for v in Verdict}

@@ -9,102 +9,47 @@
 
 A release whose install fails, whose scenarios break, or whose profile cannot be had still
 gives every finding asked for: `broken`, with the reason.
+
+The run says what it does as events (probes/runner/events.py): each scenario started and
+finished on each backend, then each finding judged; the writers listen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from codex_probe.fake_appserver.profile import checked_in_path
 from codex_probe.harness.codex.install import InstallError, UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.probes.domain.assumptions import ASSUMPTIONS, Assumption
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.fidelity import fidelity_of
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
+from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.judge import judge_assumption, judge_fidelity
 from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcome
+from codex_probe.probes.domain.stability import flips, steady_findings
 from codex_probe.probes.releases.learn.observed import Gap
 from codex_probe.probes.releases.learn.profile import LearnedProfile, LearnError, learn_profile
+from codex_probe.probes.runner.events import (
+    BackendKind,
+    FindingJudged,
+    Listener,
+    ScenarioFinished,
+    ScenarioStarted,
+    ignore,
+)
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.runner.selection import REAL, Selection, Subject, fidelity_id
 from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend, BackendError, make_backend
 
 ProfileSource = Literal["checked-in", "learned"]
-
-
-def fidelity_id(scenario: str) -> str:
-    return f"{FIDELITY_ID_PREFIX}{scenario}"
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which findings a run is asked for."""
-
-    assumptions: tuple[Assumption, ...]
-    fidelity: tuple[str, ...]  # scenarios whose fake-vs-real finding is asked for
-    compare_with_fake: bool
-
-    @classmethod
-    def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
-        chosen = None if not only else set(only)
-        return cls(
-            assumptions=tuple(a for a in ASSUMPTIONS if chosen is None or a.id in chosen),
-            fidelity=tuple(
-                s for s in SCENARIOS if fidelity and (chosen is None or fidelity_id(s) in chosen)
-            ),
-            compare_with_fake=fidelity,
-        )
-
-    @property
-    def finding_ids(self) -> list[str]:
-        return [a.id for a in self.assumptions] + [fidelity_id(s) for s in self.fidelity]
-
-    @property
-    def scenarios(self) -> list[str]:
-        """Every scenario a finding asked for reads, in the registry's order."""
-        wanted = {a.scenario for a in self.assumptions} | set(self.fidelity)
-        return [s for s in SCENARIOS if s in wanted]
-
-
-@dataclass(frozen=True)
-class Subject:
-    """What a run's findings are about: the real codex-cli (the point of it all), or the
-    fake under a fault script, to show how findings break or to test a harness change
-    without codex."""
-
-    kind: Literal["real", "fake"] = "real"
-    script: Path | None = None
-    profile: Path | None = None  # the fake's profile file (default: the checked-in one)
-
-    def backend(self, version: str) -> Backend:
-        return make_backend(self.kind, version, script=self.script, profile=self.profile)
-
-    @property
-    def reproduce_flags(self) -> str:
-        if self.kind == "real":
-            return ""
-        flags = " --backend fake"
-        if self.script is not None:
-            flags += f" --fake-script {self.script}"
-        if self.profile is not None:
-            flags += f" --fake-profile {self.profile}"
-        return flags
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "backend": self.kind,
-            "fake_script": None if self.script is None else str(self.script),
-            "fake_profile": None if self.profile is None else str(self.profile),
-        }
-
-
-REAL = Subject()
 
 
 @dataclass
@@ -128,7 +73,9 @@ class FakeProfileChoice:
 @dataclass
 class ReleaseRun:
     version: str
-    real: dict[str, ScenarioOutcome]
+    # The scenarios on what the findings are about (the real codex-cli, or the fake under
+    # --backend fake), and on the fake imitating it for the fidelity findings.
+    subject: dict[str, ScenarioOutcome]
     fake: dict[str, ScenarioOutcome]
     profile: FakeProfileChoice | None
     findings: dict[str, Finding]
@@ -136,22 +83,37 @@ class ReleaseRun:
     # Seconds spent per phase: "real", "learn", "fake" (real and fake overlap when the
     # profile is checked in: then "fake" is absent and "real" covers both).
     timings: dict[str, float] = field(default_factory=dict)
+    # Findings whose outcome differed between the repeats of a repeated run, and how often.
+    flips: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
+        """The subject's run of the scenario an assumption's finding was read from."""
+        assumption = next((a for a in ASSUMPTIONS if a.id == finding.id), None)
+        return None if assumption is None else self.subject.get(assumption.scenario)
 
 
 async def run_scenarios(
-    backend: Backend, names: Iterable[str], limit: asyncio.Semaphore
+    backend: Backend,
+    names: Iterable[str],
+    limit: asyncio.Semaphore,
+    on_event: Listener = ignore,
+    *,
+    kind: BackendKind = "real",
 ) -> dict[str, ScenarioOutcome]:
     """Each scenario in its own home and wiretap, at most `limit` at a time."""
 
     async def one(name: str) -> tuple[str, ScenarioOutcome]:
         async with limit:
+            on_event(ScenarioStarted(backend.version, kind, name))
             try:
                 observation = await run_scenario(
                     name, SCENARIOS[name], backend, home_options=SCENARIO_HOMES.get(name)
                 )
+                outcome = ScenarioOutcome(observation)
             except ScenarioBroken as broken:
-                return name, ScenarioOutcome(None, broken)
-            return name, ScenarioOutcome(observation)
+                outcome = ScenarioOutcome(None, broken)
+            on_event(ScenarioFinished(backend.version, kind, name, outcome))
+            return name, outcome
 
     # A task group, not gather: on Ctrl-C (a cancellation) it waits until every scenario has
     # ended its processes and removed its home; gather would return at the first cancelled
@@ -173,59 +135,126 @@ async def probe_release(
     learned_dir: Path,
     always_learn: bool = False,
     subject: Subject = REAL,
+    on_event: Listener = ignore,
 ) -> ReleaseRun:
     """Every finding of `selection` on codex-cli `version`; see the module docstring.
 
     With a fake `subject` the assumptions are judged on the fake, and nothing is compared
     with it (the fake against itself says nothing).
     """
+    run = await _run_release(
+        version,
+        selection,
+        jobs=jobs,
+        learned_dir=learned_dir,
+        always_learn=always_learn,
+        subject=subject,
+        on_event=on_event,
+    )
+    for finding in run.findings.values():
+        on_event(FindingJudged(finding, run.outcome_of(finding)))
+    return run
+
+
+async def probe_release_repeated(
+    version: str,
+    selection: Selection,
+    repeat: int,
+    *,
+    jobs: int = DEFAULT_JOBS,
+    learned_dir: Path,
+    subject: Subject = REAL,
+    on_event: Listener = ignore,
+) -> ReleaseRun:
+    """The release probed `repeat` times: the first run's findings, each one whose verdict
+    or observed values differed between the runs made broken (probes/domain/stability.py).
+    The findings are judged (FindingJudged) once, after the last run."""
+
+    def scenarios_only(event: ScenarioStarted | ScenarioFinished | FindingJudged) -> None:
+        if not isinstance(event, FindingJudged):
+            on_event(event)
+
+    runs = []
+    for _ in range(max(1, repeat)):
+        run = await _run_release(
+            version,
+            selection,
+            jobs=jobs,
+            learned_dir=learned_dir,
+            subject=subject,
+            on_event=scenarios_only,
+        )
+        runs.append(run)
+    first = runs[0]
+    found = [run.findings for run in runs]
+    first.flips = flips(found)
+    first.findings = steady_findings(found)
+    for finding in first.findings.values():
+        on_event(FindingJudged(finding, first.outcome_of(finding)))
+    return first
+
+
+async def _run_release(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int,
+    learned_dir: Path,
+    always_learn: bool = False,
+    subject: Subject,
+    on_event: Listener,
+) -> ReleaseRun:
     limit = asyncio.Semaphore(max(1, jobs))
     if subject.kind == "fake":
         selection = Selection(selection.assumptions, (), compare_with_fake=False)
     flags = subject.reproduce_flags
     try:
-        real_backend = subject.backend(version)
+        subject_backend = subject.backend(version)
     except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
         reason = f"codex-cli {version} could not be installed: {error}"
         if subject.kind == "fake":
             reason = f"the fake for codex-cli {version} could not start: {error}"
-        real = _not_run(selection.scenarios, reason)
-        return _judged(version, selection, real, {}, None, flags)
+        observed = _not_run(selection.scenarios, reason)
+        return _judged(version, selection, observed, {}, None, flags)
 
     checked_in = None if always_learn else checked_in_path(version)
     learning = selection.compare_with_fake and checked_in is None
-    real_names = list(SCENARIOS) if learning else selection.scenarios
+    subject_names = list(SCENARIOS) if learning else selection.scenarios
     fake_names = selection.scenarios if selection.compare_with_fake else []
 
     clock = _Clock()
     if not selection.compare_with_fake:
-        real = await run_scenarios(real_backend, real_names, limit)
-        run = _judged(version, selection, real, {}, None, flags)
+        observed = await run_scenarios(
+            subject_backend, subject_names, limit, on_event, kind=subject.kind
+        )
+        run = _judged(version, selection, observed, {}, None, flags)
         run.timings = clock.lap("real")
         return run
     if checked_in is not None:
         profile = FakeProfileChoice("checked-in", checked_in)
         fake_backend, profile.problem = _fake_backend(version, checked_in)
         async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
-            real_run = group.create_task(run_scenarios(real_backend, real_names, limit))
-            fake_run = group.create_task(
-                _run_fake(fake_backend, fake_names, limit, profile.problem)
+            subject_run = group.create_task(
+                run_scenarios(subject_backend, subject_names, limit, on_event)
             )
-        real, fake = real_run.result(), fake_run.result()
-        run = _judged(version, selection, real, fake, profile)
+            fake_run = group.create_task(
+                _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
+            )
+        observed, fake = subject_run.result(), fake_run.result()
+        run = _judged(version, selection, observed, fake, profile)
         run.timings = clock.lap("real")
         return run
 
-    real = await run_scenarios(real_backend, real_names, limit)
+    observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
     clock.lap("real")
-    observations = {n: o.observation for n, o in real.items() if o.observation is not None}
+    observations = {n: o.observation for n, o in observed.items() if o.observation is not None}
     try:
         learned = learn_profile(version, observations)
     except LearnError as error:
         profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {error}")
         fake = _not_run(fake_names, profile.problem or "")
-        return _judged(version, selection, real, fake, profile)
-    broke = [n for n, o in real.items() if o.observation is None]
+        return _judged(version, selection, observed, fake, profile)
+    broke = [n for n, o in observed.items() if o.observation is None]
     path = learned.write(learned_dir)
     clock.lap("learn")
     profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
@@ -237,8 +266,8 @@ async def probe_release(
             "the real codex-cli"
         )
     profile.problem = "; ".join(problems) or None
-    fake = await _run_fake(fake_backend, fake_names, limit, profile.problem)
-    run = _judged(version, selection, real, fake, profile)
+    fake = await _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
+    run = _judged(version, selection, observed, fake, profile)
     run.learned = learned
     run.timings = clock.lap("fake")
     return run
@@ -266,17 +295,21 @@ def _fake_backend(version: str, profile: Path) -> tuple[Backend | None, str | No
 
 
 async def _run_fake(
-    backend: Backend | None, names: list[str], limit: asyncio.Semaphore, problem: str | None
+    backend: Backend | None,
+    names: list[str],
+    limit: asyncio.Semaphore,
+    problem: str | None,
+    on_event: Listener,
 ) -> dict[str, ScenarioOutcome]:
     if backend is None:
         return _not_run(names, problem or "the fake has no profile")
-    return await run_scenarios(backend, names, limit)
+    return await run_scenarios(backend, names, limit, on_event, kind="fake")
 
 
 def _judged(
     version: str,
     selection: Selection,
-    real: dict[str, ScenarioOutcome],
+    observed: dict[str, ScenarioOutcome],
     fake: dict[str, ScenarioOutcome],
     profile: FakeProfileChoice | None,
     reproduce_flags: str = "",
@@ -284,12 +317,13 @@ def _judged(
     findings: dict[str, Finding] = {}
     profile_json = profile.to_json() if profile is not None else {}
     for assumption in selection.assumptions:
-        outcome = real[assumption.scenario]
+        outcome = observed[assumption.scenario]
         fidelity = None
         if profile is not None and assumption.scenario in fake:
             fidelity = fidelity_of(outcome, fake[assumption.scenario])
             if fidelity is not None:
-                fidelity["profile"] = {"source": profile.source, "path": profile_json["path"]}
+                where = {"source": profile.source, "path": profile_json["path"]}
+                fidelity = replace(fidelity, profile=where)
         findings[assumption.id] = judge_assumption(
             assumption, version, outcome, fidelity, reproduce_flags=reproduce_flags
         )
@@ -297,9 +331,9 @@ def _judged(
         findings[fidelity_id(scenario)] = judge_fidelity(
             scenario,
             version,
-            real[scenario],
+            observed[scenario],
             fake.get(scenario),
             {"source": profile_json.get("source"), "path": profile_json.get("path")},
             None if profile is None else profile.problem,
         )
-    return ReleaseRun(version, real, fake, profile, findings)
+    return ReleaseRun(version, observed, fake, profile, findings)

@@ -22,8 +22,7 @@ from tests.fake.conftest import copy_profile, edit
 
 def test_the_checked_in_schema_is_the_one_generated_from_the_model() -> None:
     regenerate = (
-        "python -m codex_probe.fake_appserver.profile"
-        " > fake_appserver/profiles/profile.schema.json"
+        "python -m codex_probe.fake_appserver.profile > fake_appserver/profiles/profile.schema.json"
     )
     assert SCHEMA_FILE.read_text() == schema_text(), f"regenerate it: {regenerate}"
 

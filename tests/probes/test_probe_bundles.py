@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from codex_probe.harness.codex.install import Installation
+from codex_probe.probes.domain.verdict_file import load_verdicts
 from codex_probe.reporting.summary import render_summary
-from codex_probe.reporting.verdicts import load_verdicts
 
 CHANGED, HOLDS = "resume-refresh-cold", "start-applies-instructions"
 

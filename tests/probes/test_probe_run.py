@@ -46,13 +46,17 @@ def test_the_terminal_reads_as_findings_in_spec_order_not_as_a_failed_test_run(
     default_run: Path,
 ) -> None:
     terminal = (default_run / "terminal.txt").read_text()
-    assert "codex-probe: findings by version" in terminal
+    assert terminal.startswith("codex-cli "), terminal[:300]  # no test runner's header
     assert "FAILED" not in terminal and "failed" not in terminal
+    assert "rootdir" not in terminal and "plugins:" not in terminal
     rows = [line.split()[0] for line in terminal.splitlines() if line.split()[:1]]
     in_table = [row for row in rows if row in {a.id for a in ASSUMPTIONS}]
     assert in_table[-len(ASSUMPTIONS) :] == [a.id for a in ASSUMPTIONS]
-    closing = terminal.splitlines()[-1]
-    assert re.search(r" \d+ holds, \d+ changed, \d+ same in ", closing), closing
+    counts = [line for line in terminal.splitlines() if line.startswith("codex ")]
+    assert re.search(r"assumptions: \d+ holds, \d+ changed, .*; fake versus real: ", counts[-1])
+    closing = terminal.splitlines()[-2:]
+    assert closing[0].startswith("next: codex-probe report --codex ")
+    assert "codex-probe gate --codex " in closing[1]
 
 
 def test_every_assumption_and_every_fidelity_check_gets_a_verdict_and_none_is_broken(
@@ -255,7 +259,7 @@ def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["complete"] is False
     assert f"{default_codex.version}:start-applies-instructions" in verdict["missing"]
-    assert "interrupted;" in err and "did not run" in err
+    assert "interrupted (SIGINT);" in err and "did not run" in err
 
 
 def children(pid: int) -> list[int]:

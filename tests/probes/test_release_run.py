@@ -15,12 +15,9 @@ from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.runner import release_run as release_module
-from codex_probe.probes.runner.release_run import (
-    Selection,
-    fidelity_id,
-    probe_release,
-    run_scenarios,
-)
+from codex_probe.probes.runner import selection as selection_module
+from codex_probe.probes.runner.release_run import probe_release, run_scenarios
+from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.rig.backends import Backend, make_backend
 from codex_probe.rig.homes import IsolatedHome
 from tests.child_processes import snapshot
@@ -44,7 +41,9 @@ def crashing_real(tmp_path: Path) -> Any:
 def test_a_release_whose_codex_crashes_everywhere_gives_every_finding_broken_with_the_crash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
 ) -> None:
-    monkeypatch.setattr(release_module, "make_backend", crashing_real(tmp_path))
+    crashing = crashing_real(tmp_path)
+    monkeypatch.setattr(release_module, "make_backend", crashing)
+    monkeypatch.setattr(selection_module, "make_backend", crashing)
     selection = Selection.of(["start-applies-instructions", fidelity_id("start")])
     run = asyncio.run(
         probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
@@ -63,7 +62,7 @@ def test_a_selection_of_assumptions_runs_only_their_scenarios_on_the_real_codex(
     run = asyncio.run(
         probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
     )
-    assert list(run.real) == ["errors"] and run.fake == {} and run.profile is None
+    assert list(run.subject) == ["errors"] and run.fake == {} and run.profile is None
     assert run.findings["error-steer-wrong-turn"].verdict is Verdict.HOLDS
     assert set(run.timings) == {"real"}
 
@@ -74,7 +73,7 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
     def no_install(kind: str, version: str, **options: Any) -> Backend:
         raise InstallError("npm installed nothing")
 
-    monkeypatch.setattr(release_module, "make_backend", no_install)
+    monkeypatch.setattr(selection_module, "make_backend", no_install)
     run = asyncio.run(probe_release("0.150.0", Selection.of(None), learned_dir=tmp_path))
     assert len(run.findings) == len(Selection.of(None).finding_ids)
     assert {f.verdict for f in run.findings.values()} == {Verdict.BROKEN}

@@ -16,7 +16,9 @@ from codex_probe.probes.domain.stability import flips, steady_findings
 
 
 def finding(verdict: Verdict, **observed: Any) -> Finding:
-    return Finding("a", "0.171.0", verdict, observed, {"x": True}, ["the evidence"])
+    return Finding(
+        "a", "0.171.0", verdict, True, "5.1", "a", observed, {"x": True}, ["the evidence"]
+    )
 
 
 def test_the_same_outcome_in_every_run_is_no_flip_even_with_other_ids() -> None:

@@ -1,15 +1,14 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from codex_probe.probes.domain.findings import Fidelity, Finding, Verdict, reproduce
+from codex_probe.reporting.finding_results import write_finding_result
 from tests.once import made_once
 
 DATA = Path(__file__).parent / "data"
@@ -54,38 +53,75 @@ def make_verdict(tmp_path: Path) -> MakeVerdict:
     return make
 
 
+def probe_findings() -> list[Finding]:
+    """Five findings of every kind a probe run writes: holds, changed upstream, broken by the
+    harness (a refusal, a timeout), the fake diverging from the real codex-cli."""
+
+    def made(
+        finding_id: str, section: str, version: str, required: bool, verdict: Verdict, summary: str
+    ) -> Finding:
+        return Finding(
+            finding_id,
+            version,
+            verdict,
+            required,
+            section,
+            f"the statement of {finding_id}",
+            {"seen": verdict is Verdict.HOLDS},
+            {"seen": True},
+            [] if verdict is Verdict.HOLDS else [f"{finding_id}: evidence line"],
+            reproduce(version, finding_id),
+            summary=summary,
+        )
+
+    fidelity = made(
+        "fake-fidelity-start",
+        "fake",
+        "0.171.0",
+        False,
+        Verdict.CHANGED,
+        "fake diverges from real: scenario start on 0.171.0: "
+        '{"values_changed": {"root[\'requests\'][0][\'instructions\']": "..."}}',
+    )
+    fidelity.fidelity = Fidelity(False, {"values_changed": {}}, {"source": "checked-in"})
+    return [
+        made("start-applies-instructions", "5.2", "0.171.0", True, Verdict.HOLDS, ""),
+        made(
+            "compaction-keeps-instructions",
+            "5.1",
+            "0.171.0",
+            True,
+            Verdict.CHANGED,
+            "assumption changed upstream: compaction-keeps-instructions on 0.171.0: "
+            "developer_seen_after: expected True, observed False",
+        ),
+        made(
+            "error-steer-wrong-turn",
+            "5.3",
+            "0.120.0",
+            True,
+            Verdict.BROKEN,
+            "harness broken: turn/steer got no answer within 30s on 0.120.0",
+        ),
+        fidelity,
+        made(
+            "resume-refresh-cold",
+            "5.3",
+            "0.120.0",
+            False,
+            Verdict.BROKEN,
+            "harness broken: thread/resume (id 3) got no answer within 20.0s on 0.120.0",
+        ),
+    ]
+
+
 @pytest.fixture(scope="session")
 def probe_like_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Real allure-pytest results of findings reported the way the probes report them
-    (made once per test run; the tests copy them before they change anything)."""
+    """The Allure results a probe run writes for those findings (made once per test run; the
+    tests copy them before they change anything)."""
 
     def make(work: Path) -> None:
-        shutil.copy(DATA / "findings_as_tests.py", work / "findings_as_tests.py")
-        (work / "pytest.ini").write_text("[pytest]\n")
-        results = work / "allure-results"
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "--rootdir",
-                str(work),
-                "-c",
-                str(work / "pytest.ini"),
-                "--alluredir",
-                str(results),
-                str(work / "findings_as_tests.py"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-            cwd=work,
-        )
-        assert done.returncode == 1, done.stdout + done.stderr  # 1: some findings fail, as meant
-        assert len(list(results.glob("*-result.json"))) == 5, done.stdout
+        for finding in probe_findings():
+            write_finding_result(work / "allure-results", finding, None, work)
 
     return made_once(tmp_path_factory, "probe-like", make) / "allure-results"

@@ -15,15 +15,15 @@ from codex_probe.reporting.categories import (
 )
 
 EXPECTED_CATEGORY = {
-    "test_start_applies_instructions_holds[0.171.0]": None,
-    "test_compaction_keeps_instructions_changed[0.171.0]": "assumption changed upstream",
-    "test_error_steer_wrong_turn_broken[0.120.0]": "harness broken",
-    "test_fake_fidelity_start_diverges[0.171.0]": "fake diverges from real",
-    "test_timeout_in_a_probe_is_broken_too[0.120.0]": "harness broken",
+    "start-applies-instructions [0.171.0]": None,
+    "compaction-keeps-instructions [0.171.0]": "assumption changed upstream",
+    "error-steer-wrong-turn [0.120.0]": "harness broken",
+    "fake-fidelity-start [0.171.0]": "fake diverges from real",
+    "resume-refresh-cold [0.120.0]": "harness broken",
 }
 
 
-def test_each_finding_falls_into_its_category_as_allure_pytest_reports_it(
+def test_each_finding_falls_into_its_category_as_a_probe_run_writes_it(
     probe_like_results: Path,
 ) -> None:
     found = {}

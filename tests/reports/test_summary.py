@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from codex_probe.probes.domain.verdict_file import load_verdicts, parse_verdicts
 from codex_probe.reporting.summary import MAX_VALUE_CHARS, render_summary
-from codex_probe.reporting.verdicts import load_verdicts, parse_verdicts
 from tests.reports.conftest import DATA, MakeVerdict
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.reporting.verdicts import VerdictFileError, load_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdicts
 from tests.reports.conftest import DATA, MakeVerdict
 
 

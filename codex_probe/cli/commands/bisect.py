@@ -19,7 +19,8 @@ from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.span import RangeError, published_range
-from codex_probe.probes.runner.release_run import Selection, probe_release
+from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.selection import Selection
 
 # Exit codes: 0 one boundary found; 1 no change, or a history that changes more than once;
 # 2 usage; 3 probes broke where the boundary lies.

@@ -14,6 +14,7 @@ from typing import Any
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.gate import NO_VERDICT, USAGE, evaluate
 from codex_probe.reporting.probe_run import (
@@ -22,7 +23,6 @@ from codex_probe.reporting.probe_run import (
     probe_command,
     run_probes,
 )
-from codex_probe.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.rig.baseline import BaselineError
 
 
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             return outcome
         report = outcome
     if report is None:
-        report = VerdictReport("", "", {})
+        report = VerdictReport()
     result = evaluate(
         report,
         versions,

@@ -20,8 +20,9 @@ from codex_probe.harness.codex.install import install
 from codex_probe.probes.domain.fidelity import normalize
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.learn.attribution import explain
-from codex_probe.probes.runner.release_run import ReleaseRun, Selection, fidelity_id, probe_release
+from codex_probe.probes.runner.release_run import ReleaseRun, probe_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
+from codex_probe.probes.runner.selection import Selection, fidelity_id
 
 # Exit codes: 0 the fake on the learned profile matches the real release everywhere;
 # 1 it does not, or an observation could not be expressed; 2 usage; 3 a scenario broke.
@@ -88,9 +89,9 @@ def _report(release: ReleaseRun, seconds: float) -> dict[str, Any]:
         if finding.verdict is Verdict.BROKEN:
             broken.append(f"{scenario}: {'; '.join(finding.evidence)}")
         elif finding.verdict is Verdict.CHANGED and finding.fidelity is not None:
-            real = release.real[scenario].observation
+            real = release.subject[scenario].observation
             assert real is not None
-            differences += explain(scenario, normalize(real), finding.fidelity["diff"])
+            differences += explain(scenario, normalize(real), finding.fidelity.diff)
     behaviour = msgspec.to_builtins(learned.document.behaviour)
     return {
         "version": release.version,

@@ -3,33 +3,39 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-import codex_probe.probes.suite
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import add_jobs_option, positive_int
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import run_folder
+from codex_probe.cli.interrupts import Interrupted, run_interruptible
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
+from codex_probe.harness.codex.seal import describe_sealing
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.files import write_json
 from codex_probe.probes.domain.assumptions import BY_ID
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.tally import tally
+from codex_probe.probes.domain.verdict_file import VerdictReport
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
+from codex_probe.probes.runner.events import Event, FindingJudged, ScenarioFinished
+from codex_probe.probes.runner.release_run import ReleaseRun, probe_release_repeated
 from codex_probe.probes.runner.scenarios import SCENARIOS
+from codex_probe.probes.runner.selection import Selection, Subject
+from codex_probe.reporting.finding_results import write_finding_result
+from codex_probe.reporting.table import closing_lines, profile_lines, render_table
 
-SUITE = Path(codex_probe.probes.suite.__file__).resolve().parent
 USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
 NO_VERDICT = 3
-INTERRUPTED = 130
+RESULTS_FOLDER = "allure-results"
 
 
 def register(subparsers: Any) -> None:
@@ -108,77 +114,53 @@ def run(args: argparse.Namespace) -> int:
             load_profile(path=args.fake_profile)
     except (ScriptError, ProfileError) as error:
         return _usage(str(error))
-    versions = args.codex or [DEFAULT_CODEX_VERSION]
+    versions = list(dict.fromkeys(args.codex or [DEFAULT_CODEX_VERSION]))
     out: Path = args.out or run_folder(versions)
     if problem := output_problem(out, "verdict.json", "summary.md"):
         return _usage(problem)
-    bundles = out / REPRO_FOLDER
-    if bundles.exists() and not bundles.is_dir():
-        return _usage(f"--out {out}: {bundles} is a file, not a folder")
+    for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
+        if folder.exists() and not folder.is_dir():
+            return _usage(f"--out {out}: {folder} is a file, not a folder")
     with install_failures_end_command(USAGE):
         for version in versions:
             install_codex(version)  # fail fast, with the installer's one-line error
     out.mkdir(parents=True, exist_ok=True)
     (out / "verdict.json").unlink(missing_ok=True)
-    # An earlier run's bundles would pass for this run's.
-    shutil.rmtree(bundles, ignore_errors=True)
-    pytest_args = [
-        "-c",
-        str(SUITE / "pytest.ini"),
-        "--rootdir",
-        str(SUITE),
-        "-p",
-        "codex_probe.probes.suite.plugin",
-        "-p",
-        "no:cacheprovider",
-        # Our packages are already imported here, so pytest cannot rewrite their asserts;
-        # the probes report through pytest.fail, not bare asserts. (The conformance plugin
-        # loads too, as in any pytest run: its options are all --codex-..., none of the
-        # probe session's, and it touches no test that does not ask for codex_backend.)
-        "--assert=plain",
-        "--alluredir",
-        str(out / "allure-results"),
-        "--clean-alluredir",
-        "--probe-out",
-        str(out),
-        "-v",
-        "--tb=line",
-        str(SUITE),
-    ]
-    for version in versions:
-        pytest_args += ["--codex", version]
-    for finding_id in args.only:
-        pytest_args += ["--only", finding_id]
-    if args.no_fidelity:
-        pytest_args.append("--no-fidelity")
-    pytest_args += ["--probe-jobs", str(args.jobs), "--probe-backend", args.backend]
-    pytest_args += ["--probe-repeat", str(args.repeat)]
-    if args.fake_script is not None:
-        pytest_args += ["--probe-fake-script", str(args.fake_script.resolve())]
-    if args.fake_profile is not None:
-        pytest_args += ["--probe-fake-profile", str(args.fake_profile.resolve())]
-    status = pytest.main(pytest_args)
-    verdict_path = out / "verdict.json"
-    if not verdict_path.is_file():
-        print(f"codex-probe probe: no verdict was written (pytest exit {status})", file=sys.stderr)
-        return NO_VERDICT
-    verdict = json.loads(verdict_path.read_text())
-    missing: list[str] = verdict.get("missing", [])
-    broken = [
-        f"{v}:{i}" for v, per in verdict["versions"].items() for i, e in per.items()
-        if e["verdict"] == "broken"
-    ]  # fmt: skip
-    if status == pytest.ExitCode.INTERRUPTED:
+    # An earlier run's bundles and results would pass for this run's.
+    for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
+        shutil.rmtree(folder, ignore_errors=True)
+    subject = Subject(
+        kind=args.backend,
+        script=None if args.fake_script is None else args.fake_script.resolve(),
+        profile=None if args.fake_profile is None else args.fake_profile.resolve(),
+    )
+    fidelity = not args.no_fidelity and subject.kind == "real"
+    probe_run = ProbeRun(out, subject, Selection.of(args.only or None, fidelity=fidelity))
+    interrupted = None
+    try:
+        run_interruptible(lambda: probe_run.probe(versions, jobs=args.jobs, repeat=args.repeat))
+    except Interrupted as signal_received:
+        interrupted = signal_received
+    report = probe_run.finish(versions, args.repeat, complete=interrupted is None)
+    verdict = out / "verdict.json"
+    if interrupted is not None:
         print(
-            f"codex-probe probe: interrupted; {verdict_path} is incomplete: "
-            f"{len(missing)} finding(s) did not run",
+            f"codex-probe probe: interrupted ({interrupted}); {verdict} is incomplete: "
+            f"{len(report.missing)} finding(s) did not run",
             file=sys.stderr,
         )
-        return INTERRUPTED
-    if missing:
+        return interrupted.exit_code
+    _say_closing(report, probe_run.fake_profiles, args.repeat, probe_run.flips, verdict)
+    broken = [
+        f"{f.version}:{f.id}"
+        for by_id in report.findings.values()
+        for f in by_id.values()
+        if f.verdict is Verdict.BROKEN
+    ]
+    if report.missing:
         print(
-            f"codex-probe probe: {len(missing)} finding(s) asked for have no verdict: "
-            + _some(missing),
+            f"codex-probe probe: {len(report.missing)} finding(s) asked for have no verdict: "
+            + _some(list(report.missing)),
             file=sys.stderr,
         )
     if broken:
@@ -188,7 +170,117 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     # Changed assumptions are findings, not failures of the run: the gate judges them.
-    return NO_VERDICT if missing or broken else 0
+    return NO_VERDICT if report.missing or broken else 0
+
+
+class ProbeRun:
+    """The releases of one `codex-probe probe`, and what each finding judged is written to:
+    its reproduction bundle (changed or broken, real codex-cli), its Allure result, its
+    line on the terminal, its entry in verdict.json."""
+
+    def __init__(self, out: Path, subject: Subject, selection: Selection) -> None:
+        self.out, self.subject, self.selection = out, subject, selection
+        self.report = VerdictReport()
+        self.fake_profiles: dict[str, dict[str, Any]] = {}
+        self.flips: dict[str, dict[str, dict[str, int]]] = {}
+        self.sealing: dict[str, dict[str, Any]] = {}
+
+    async def probe(self, versions: list[str], *, jobs: int, repeat: int) -> None:
+        for version in versions:
+            started = time.monotonic()
+            print(f"codex-cli {version}: probing {_what(self.selection, self.subject)}")
+            run = await probe_release_repeated(
+                version,
+                self.selection,
+                repeat,
+                jobs=jobs,
+                learned_dir=self.out / "learned",
+                subject=self.subject,
+                on_event=self.on_event,
+            )
+            self._record(run)
+            counts = _counts(run)
+            print(f"codex-cli {version}: {counts} in {time.monotonic() - started:.1f} s")
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ScenarioFinished) and event.outcome.observation is None:
+            print(f"  {event.backend} {event.version}: {event.outcome.failure()}")
+        if not isinstance(event, FindingJudged):
+            return
+        finding = event.finding
+        # What upstream is shown: a changed or broken finding of the real codex, as a bundle.
+        wants_bundle = finding.verdict is not Verdict.HOLDS and not finding.is_fidelity
+        if wants_bundle and self.subject.kind == "real" and event.outcome is not None:
+            finding.repro = bundle_in_report(self.out, finding, event.outcome)
+        write_finding_result(self.out / RESULTS_FOLDER, finding, event.outcome, self.out)
+        self.report.add(finding)
+
+    def _record(self, run: ReleaseRun) -> None:
+        if run.profile is not None:
+            self.fake_profiles[run.version] = run.profile.to_json()
+        if run.flips:
+            self.flips[run.version] = {i: dict(tally) for i, tally in run.flips.items()}
+        self.sealing[run.version] = describe_sealing()
+
+    def finish(self, versions: list[str], repeat: int, *, complete: bool) -> VerdictReport:
+        """verdict.json, whole or (interrupted) saying which findings it lacks."""
+        report = self.report
+        asked = [f"{v}:{i}" for v in versions for i in self.selection.finding_ids]
+        recorded = {f"{v}:{i}" for v, found in report.findings.items() for i in found}
+        report.missing = tuple(f for f in asked if f not in recorded)
+        # A verdict that lacks a finding asked for says so: the gate takes it for no verdict.
+        report.complete = complete and not report.missing
+        report.facts = {
+            "fake_profiles": self.fake_profiles,
+            "subject": self.subject.to_json(),
+            "repeat": repeat,
+            "flips": self.flips,
+            "sealing": self.sealing,
+        }
+        write_json(self.out / "verdict.json", report.to_json())
+        return report
+
+
+def _what(selection: Selection, subject: Subject) -> str:
+    where = "the real codex-cli" if subject.kind == "real" else "the fake"
+    also = " and the fake imitating it" if selection.compare_with_fake else ""
+    return f"{len(selection.finding_ids)} finding(s) from {len(selection.scenarios)} " + (
+        f"scenario(s) on {where}{also}"
+    )
+
+
+def _counts(run: ReleaseRun) -> str:
+    return tally((f.id, f.verdict.value, f.required) for f in run.findings.values())
+
+
+def _say_closing(
+    report: VerdictReport,
+    fake_profiles: dict[str, dict[str, Any]],
+    repeat: int,
+    flipped: dict[str, dict[str, dict[str, int]]],
+    verdict: Path,
+) -> None:
+    lines = ["", *render_table(report), "", *profile_lines(fake_profiles)]
+    if repeat > 1:
+        lines.append(
+            f"repeated {repeat} times: "
+            + (
+                "no finding differs between runs"
+                if not flipped
+                else f"{sum(len(f) for f in flipped.values())} finding(s) differ between runs "
+                "(broken): " + ", ".join(f"{v}:{i}" for v, f in flipped.items() for i in f)
+            )
+        )
+    lines += closing_lines(report)
+    versions = " ".join(f"--codex {v}" for v in report.versions)
+    lines += [
+        f"verdict: {verdict}",
+        f"next: codex-probe report {versions} --out {verdict.parent}   "
+        "(the Allure page and summary.md)",
+        f"      codex-probe gate {versions} --verdict {verdict} --no-run   "
+        "(exit 0 when every required assumption holds)",
+    ]
+    print("\n".join(lines))
 
 
 def _some(ids: list[str]) -> str:

@@ -12,13 +12,13 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
 from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
 from codex_probe.reporting.browser import BrowserError, screenshot
 from codex_probe.reporting.categories import report_environment, write_results_metadata
 from codex_probe.reporting.history_link import find_history, link_results, summary_line
 from codex_probe.reporting.summary import render_summary
-from codex_probe.reporting.verdicts import VerdictFileError, VerdictReport, load_verdicts
 
 
 def register(subparsers: Any) -> None:

@@ -23,8 +23,9 @@ from codex_probe.probes.releases.repro.bundle import (
     why_not_bundled,
 )
 from codex_probe.probes.releases.repro.bundle import write_bundle as write_finding_bundle
-from codex_probe.probes.runner.release_run import Selection, probe_release
+from codex_probe.probes.runner.release_run import probe_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
+from codex_probe.probes.runner.selection import Selection
 
 # Exit codes: 0 the bundle is written; 1 no bundle can reproduce this finding (the line
 # says why); 2 usage (an unknown finding, an unpublished version, an --out that is a file).
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         )
     finding = release.findings[finding_id]
     try:
-        readme = write_finding_bundle(out, finding, release.real[BY_ID[finding_id].scenario])
+        readme = write_finding_bundle(out, finding, release.subject[BY_ID[finding_id].scenario])
     except NotBundled as refusal:
         return _say(f"no bundle for {finding_id} on {version}: {refusal}", NOT_BUNDLED)
     print(f"{finding_id} on codex-cli {version}: {finding.verdict.value}")

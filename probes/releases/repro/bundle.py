@@ -34,7 +34,7 @@ from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import BY_ID, Assumption
 from codex_probe.probes.domain.expressions import refusal_rules
 from codex_probe.probes.domain.fidelity import normalize
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding, ReproBundle
 from codex_probe.probes.domain.observation import ScenarioOutcome
 from codex_probe.probes.releases.repro import record as run_record
 from codex_probe.probes.releases.repro.assemble import script_text
@@ -67,23 +67,23 @@ def bundle_name(finding_id: str, version: str) -> str:
     return f"{finding_id}-{version}"
 
 
-def bundle_in_report(out: Path, finding: Finding, outcome: ScenarioOutcome) -> dict[str, Any]:
-    """Write the finding's bundle under `out`/repro/; verdict.json's `repro` of it: the
-    folder relative to `out` and the command, or why there is no bundle."""
-    name = bundle_name(finding.assumption, finding.version)
+def bundle_in_report(out: Path, finding: Finding, outcome: ScenarioOutcome) -> ReproBundle:
+    """Write the finding's bundle under `out`/repro/; its folder relative to `out` and the
+    command that runs it, or why there is no bundle."""
+    name = bundle_name(finding.id, finding.version)
     try:
         write_bundle(out / REPRO_FOLDER / name, finding, outcome)
     except NotBundled as refusal:
-        return {"path": None, "why": str(refusal)}
+        return ReproBundle(None, why=str(refusal))
     path = f"{REPRO_FOLDER}/{name}"
-    return {"path": path, "run": f"python3 {path}/reproduce.py --codex PATH_TO_CODEX"}
+    return ReproBundle(path, run=f"python3 {path}/reproduce.py --codex PATH_TO_CODEX")
 
 
 def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Path:
     """Write the bundle of `finding`, judged on `outcome` (a run of its scenario: the real
     codex's, for a bundle to show upstream), into `folder`; its README. NotBundled when no
     bundle can reproduce it."""
-    assumption = _assumption(finding.assumption)
+    assumption = _assumption(finding.id)
     observation = outcome.observation
     failure = None
     if observation is None and outcome.broken is not None:
