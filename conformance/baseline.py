@@ -4,7 +4,7 @@ The baseline is a TOML file in the format both gates read (rig/baseline.py):
 
     [[expected]]
     codex = "0.120.0"
-    id = "CONF-INTERRUPT-002"
+    id = "CONF-INTERRUPT-001"
     backend = "real"    # optional: real (default) or fake
     reason = "why this is expected (measured where)"
     failure = 'a regex the failure text must match'

@@ -207,3 +207,21 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
                 if calls:
                     openers.append(f"{path.relative_to(ROOT)}:{node.name}")
     assert openers == ["codex_probe/rig/session.py:Session"]
+
+
+def test_an_assumption_s_id_is_written_in_one_product_file_its_registry_entry() -> None:
+    from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+
+    registry = ROOT / "probes" / "domain" / "assumptions.py"
+    product = [
+        path
+        for path in python_files()
+        if floor(module_name(path)) in SHIPPED and path != registry
+    ]
+    elsewhere = sorted(
+        f"{assumption.id}: {path.relative_to(ROOT)}"
+        for assumption in ASSUMPTIONS
+        for path in product
+        if assumption.id in path.read_text(encoding="utf-8")
+    )
+    assert elsewhere == []

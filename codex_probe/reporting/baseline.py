@@ -5,7 +5,7 @@ per accepted finding:
 
     [[expected]]
     codex = "0.171.0"
-    id = "resume-refresh-cold"   # the assumption
+    id = "an-assumption-id"      # the assumption
     verdict = "changed"          # optional: "changed" (default) or "broken"
     reason = "0.171.0 applies new instructions on a cold resume; the dispatcher clears ..."
 

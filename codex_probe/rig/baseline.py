@@ -5,7 +5,7 @@ expected result:
 
     [[expected]]
     codex = "0.120.0"           # the codex-cli version
-    id = "CONF-INTERRUPT-002"   # what is judged: a conformance check or a probe assumption
+    id = "CONF-INTERRUPT-001"   # what is judged: a conformance check or a probe assumption
     reason = "why it is expected, measured where"
     # ... and the keys of the gate that reads the file
 

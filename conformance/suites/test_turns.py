@@ -9,13 +9,6 @@ import pytest
 
 from codex_probe.conformance.holds import Holds, hold_turn
 from codex_probe.conformance.marks import check
-from codex_probe.conformance.shapes import (
-    NO_ACTIVE_TURN_TO_INTERRUPT,
-    NO_ACTIVE_TURN_TO_STEER,
-    THREAD_NOT_FOUND,
-    WRONG_ACTIVE_TURN,
-    expect_refusal,
-)
 from codex_probe.harness.driver.params import text_input
 from codex_probe.rig.session import Session
 from codex_probe.rig.wiretap import Reply
@@ -94,48 +87,6 @@ async def test_a_turn_holds_our_user_message_and_the_model_answer(
     assert [a.get("text") for a in agents] == [answer], done
 
 
-@check("CONF-TURN-004")
-async def test_turn_start_on_a_thread_not_loaded_is_refused_as_not_found(
-    codex_session: Session,
-) -> None:
-    await codex_session.open()
-    missing = str(uuid.uuid4())
-    await expect_refusal(
-        codex_session.request("turn/start", {"threadId": missing, "input": text_input("x")}),
-        THREAD_NOT_FOUND,
-        thread_id=missing,
-    )
-
-
-@check("CONF-TURN-005")
-async def test_a_turn_start_while_a_turn_is_active_joins_that_turn(
-    codex_session: Session,
-) -> None:
-    await codex_session.open()
-    thread_id = (await codex_session.start_thread())["id"]
-    codex_session.tap.queue_replies(Reply(text="slow answer", delay_s=SLOW_ANSWER_S))
-    turn = await codex_session.start_turn(thread_id, "start")
-    text = f"SECOND-{uuid.uuid4().hex}"
-    answer = (
-        await codex_session.request(
-            "turn/start", {"threadId": thread_id, "input": text_input(text)}
-        )
-    )["turn"]
-    # 0.171.0 answers the active turn; 0.120.0 a new id that never starts.
-    assert answer.get("status") == "inProgress", answer
-    completed = (await codex_session.wait_turn("turn/completed", turn["id"]))["turn"]
-    assert completed["status"] == "completed", completed
-    assert text in codex_session.model_bodies()[-1], (
-        "the second turn/start's text never reached the model"
-    )
-    started = [
-        _turn_id(message)
-        for message in codex_session.processes[-1].messages("recv")
-        if isinstance(message, dict) and message.get("method") == "turn/started"
-    ]
-    assert started == [turn["id"]], f"turns started {started}, expected only {turn['id']}"
-
-
 @check("CONF-STEER-001")
 async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
     codex_session: Session,
@@ -155,42 +106,6 @@ async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
     assert steer in codex_session.model_bodies()[-1], "the steered text never reached the model"
 
 
-@check("CONF-STEER-002")
-async def test_steer_with_no_active_turn_is_refused(codex_session: Session) -> None:
-    await codex_session.open()
-    thread_id = (await codex_session.start_thread())["id"]
-    await codex_session.run_turn(thread_id, "done already")
-    await expect_refusal(
-        codex_session.request(
-            "turn/steer",
-            {"threadId": thread_id, "expectedTurnId": str(uuid.uuid4()), "input": text_input("x")},
-        ),
-        NO_ACTIVE_TURN_TO_STEER,
-    )
-
-
-@check("CONF-STEER-003")
-async def test_steer_naming_another_turn_is_refused_naming_the_active_one(
-    codex_session: Session, codex_holds: Holds
-) -> None:
-    await codex_session.open()
-    thread_id = (await codex_session.start_thread())["id"]
-    turn, marker = await hold_turn(codex_session, codex_holds, thread_id)
-    other = str(uuid.uuid4())
-    try:
-        await expect_refusal(
-            codex_session.request(
-                "turn/steer",
-                {"threadId": thread_id, "expectedTurnId": other, "input": text_input("x")},
-            ),
-            WRONG_ACTIVE_TURN,
-            expected=other,
-            actual=turn["id"],
-        )
-    finally:
-        codex_holds.release(marker)
-
-
 @check("CONF-INTERRUPT-001")
 async def test_interrupt_ends_the_active_turn_as_interrupted(
     codex_session: Session, codex_holds: Holds
@@ -207,18 +122,3 @@ async def test_interrupt_ends_the_active_turn_as_interrupted(
     finally:
         codex_holds.release(marker)
     assert completed["status"] == "interrupted", completed
-
-
-@check("CONF-INTERRUPT-002")
-async def test_interrupt_with_no_active_turn_is_refused(codex_session: Session) -> None:
-    client = await codex_session.open()
-    thread_id = (await codex_session.start_thread())["id"]
-    completed = await codex_session.run_turn(thread_id, "done already")
-    await expect_refusal(
-        client.request(
-            "turn/interrupt",
-            {"threadId": thread_id, "turnId": completed["id"]},
-            timeout=min(REFUSAL_DEADLINE_S, codex_session.timeout),
-        ),
-        NO_ACTIVE_TURN_TO_INTERRUPT,
-    )

@@ -3,7 +3,7 @@
 Only a `ServerError` is a refusal (the outcome is known); a transport failure never
 is. The answers below were measured on codex-cli 0.171.0 (JSON-RPC code -32600,
 INVALID_REQUEST, for all of them; the error object has no `data` key, and no message has a
-`jsonrpc` key, as the probe `wire-no-jsonrpc-field-no-error-data` checks on every release):
+`jsonrpc` key, as an assumption of the probes checks on every release):
 
   thread/resume, unknown id     "no rollout found for thread id <id>"
     (also a thread started in an earlier process that never had a turn)

@@ -98,7 +98,7 @@ def test_a_turn_that_never_completes_fails_the_turn_order_check_by_its_deadline(
     assert run.outcome("CONF-THREAD-START-001") == "passed", run.output
 
 
-def test_an_overload_answer_to_resume_fails_the_resume_checks_on_its_code_and_message(
+def test_an_overload_answer_to_resume_fails_the_resume_check_on_its_code_and_message(
     tmp_path: Path,
 ) -> None:
     overload = {"code": -32001, "message": "Server overloaded; retry later."}
@@ -106,16 +106,9 @@ def test_an_overload_answer_to_resume_fails_the_resume_checks_on_its_code_and_me
         tmp_path,
         [{"method": "thread/resume", "action": "error", **overload}],
         "CONF-RESUME-001",
-        "CONF-RESUME-003",
-        "CONF-RESUME-004",
         "CONF-THREAD-START-001",
     )
     assert run.returncode == 1, run.output
-    for check in ("CONF-RESUME-003", "CONF-RESUME-004"):
-        assert run.outcome(check) == "failed", run.output
-        # The refusal is explicit but not the not-found/invalid shape the fallback reads.
-        assert "refused with the wrong shape" in run.message(check)
-    assert "got      code -32001, message 'Server overloaded; retry later.'" in run.output
     assert run.outcome("CONF-RESUME-001") == "failed", run.output
     assert "failed with error -32001: Server overloaded" in run.message("CONF-RESUME-001")
     assert run.outcome("CONF-THREAD-START-001") == "passed", run.output

@@ -14,7 +14,7 @@ from codex_probe.cli.commands.failures import INSTALL_FAILURES
 from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.probes.domain.assumptions import BY_ID
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         "Exit 0: one boundary; 1: no change, or a history that changes more than once; "
         "2: usage; 3: the releases around the boundary could not be probed.",
     )
-    parser.add_argument("finding", help="an assumption id, e.g. base-developer-placement")
+    parser.add_argument("finding", help=f"an assumption id, e.g. {ASSUMPTIONS[1].id}")
     parser.add_argument("--good", required=True, metavar="A", help="the release to compare with")
     parser.add_argument("--bad", required=True, metavar="B", help="a later release that differs")
     parser.add_argument(
