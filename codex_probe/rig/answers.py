@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -64,7 +64,7 @@ class Answered:
 class AnswerPolicy:
     """The answer to each server request method: the scenario's, else the default."""
 
-    answers: Mapping[str, Answer] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)
     answered: list[Answered] = field(default_factory=list)
 
     def methods(self) -> list[str]:

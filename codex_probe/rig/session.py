@@ -137,6 +137,13 @@ class Session:
                 process.stderr_tail = process.client.stderr_tail()
         return process.returncode
 
+    def answer(self, method: str, answer: Any) -> None:
+        """Answer codex's `method` requests with `answer` (a result, or a function of the
+        params returning one) from now on, in this process and the next."""
+        self.answers.answers[method] = answer
+        if self.running:
+            self.client.on_request(method, self.answers.handler(method, len(self.processes) - 1))
+
     async def restart(self, *, initialize: bool = True) -> JsonRpcClient:
         """End the current process and start another on the same home (a cold process)."""
         await self.close_current()

@@ -1,0 +1,234 @@
+"""What real codex-cli does with each kind of scripted reply (docs/observations/real-turns.md).
+
+Every case of tests/rig/turns.py runs once per release on the real binary, with the
+wiretap as its model and the session answering what codex asks. These tests are the
+measurements the page and the checked-in profiles' `turns` sections cite.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.rig.turns import ESCALATED, REAL_RELEASES, TOOL_OUTPUT, TurnRun, observed
+
+pytestmark = pytest.mark.real
+
+EXEC_OUTPUT = re.compile(
+    r"Chunk ID: [0-9a-f]{6}\nWall time: (?P<wall>\d+\.\d{4}) seconds\n"
+    r"Process exited with code (?P<code>-?\d+)\nOriginal token count: (?P<tokens>\d+)\n"
+    r"Output:\n(?P<output>.*)",
+    re.DOTALL,
+)
+STREAM_ERRORS = {
+    "failed": "stream disconnected before completion: scripted error from the wiretap",
+    "cut": "stream disconnected before completion: stream closed before response.completed",
+    "dropped": "stream disconnected before completion: Transport error: network error: "
+    "error decoding response body",
+}
+
+
+@pytest.fixture(params=REAL_RELEASES)
+def version(request: pytest.FixtureRequest) -> str:
+    release: str = request.param
+    return release
+
+
+def real(tmp_path_factory: pytest.TempPathFactory, version: str, case: str) -> TurnRun:
+    return observed(tmp_path_factory, "real", version, case)
+
+
+def command_outcome(run: TurnRun) -> tuple[str, int | None, str]:
+    """(status, exit code, output) of the run's one command, as its item/completed says.
+
+    0.120.0 now and then never sends that notification for a command whose output
+    streamed (outputDelta) after codex first looked (its wall time is not 0): then the
+    outcome is read from the output codex sent the model, and the race is asserted."""
+    completed = run.items("completed", "commandExecution")
+    if completed:
+        [item] = completed
+        return item["status"], item["exitCode"], item["aggregatedOutput"]
+    said = EXEC_OUTPUT.fullmatch(run.call_outputs()["call_wiretap_0_0"])
+    assert said is not None and run.observation.version == "0.120.0"
+    assert not said["wall"].startswith("0.0000"), "lost, yet its output came at once"
+    code = int(said["code"])
+    return ("completed" if code == 0 else "failed"), code, said["output"]
+
+
+def test_an_exec_command_call_runs_and_its_output_reaches_the_next_model_request(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "command")
+    [started] = run.items("started", "commandExecution")
+    assert (started["id"], started["status"]) == ("call_wiretap_0_0", "inProgress")
+    assert started["command"] == f"/bin/bash -lc 'echo {TOOL_OUTPUT}'"
+    assert command_outcome(run) == ("completed", 0, f"{TOOL_OUTPUT}\n")
+    first, second = run.model_inputs()
+    assert [item["type"] for item in second[len(first) :]] == [
+        "function_call",
+        "function_call_output",
+    ]
+    output = EXEC_OUTPUT.fullmatch(run.call_outputs()["call_wiretap_0_0"])
+    assert output is not None
+    # The token count is the output's length in bytes divided by 4, rounded up.
+    size = len(f"{TOOL_OUTPUT}\n")
+    expected = {"code": "0", "tokens": str(-(-size // 4)), "output": f"{TOOL_OUTPUT}\n"}
+    assert {k: v for k, v in output.groupdict().items() if k != "wall"} == expected
+    assert [t["status"] for t in run.completed_turns()] == ["completed"]
+
+
+def test_a_command_that_exits_non_zero_completes_its_item_as_failed_and_the_turn_goes_on(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "command-fails")
+    assert command_outcome(run)[:2] == ("failed", 3)
+    output = EXEC_OUTPUT.fullmatch(run.call_outputs()["call_wiretap_0_0"])
+    assert output is not None and output["code"] == "3"
+    assert [t["status"] for t in run.completed_turns()] == ["completed"]
+
+
+def test_the_read_only_sandbox_refuses_a_write_in_the_work_folder(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "command-writes")
+    output = command_outcome(run)[2]
+    assert "Read-only file system" in output and "rc=1" in output
+    assert run.files == []
+
+
+def test_reasoning_is_an_item_and_goes_back_to_the_model_whole_next_turn(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "reasoning")
+    [item] = run.items("completed", "reasoning")
+    assert (item["summary"], item["content"]) == (["CODEX-PROBE-SUMMARY"], ["CODEX-PROBE-RAW"])
+    [sent] = [i for i in run.model_inputs()[1] if i["type"] == "reasoning"]
+    assert sent["summary"] == [{"type": "summary_text", "text": "CODEX-PROBE-SUMMARY"}]
+    assert sent["content"] == [{"type": "reasoning_text", "text": "CODEX-PROBE-RAW"}]
+    assert sent["encrypted_content"] == "ENCRYPTED"
+    # 0.120.0 sends history items without their ids; later releases keep them.
+    assert ("id" in sent) is (version != "0.120.0")
+
+
+def test_several_messages_are_each_an_item_and_turn_completed_lists_the_last_or_none(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "messages")
+    assert [i["text"] for i in run.items("completed", "agentMessage")] == ["one", "two", "three"]
+    assert [p["delta"] for p in run.notifications("item/agentMessage/delta")] == ["tw", "o"]
+    [turn] = run.completed_turns()
+    listed = [item["text"] for item in turn["items"]]
+    assert listed == ([] if version == "0.120.0" else ["three"])
+
+
+@pytest.mark.parametrize("case", ["failed", "cut", "dropped"])
+def test_a_stream_that_fails_fails_the_turn_with_system_error_and_keeps_what_it_streamed(
+    tmp_path_factory: pytest.TempPathFactory, version: str, case: str
+) -> None:
+    run = real(tmp_path_factory, version, case)
+    failed, after = run.completed_turns()
+    assert failed["status"] == "failed"
+    assert failed["error"]["message"] == STREAM_ERRORS[case]
+    assert failed["error"]["codexErrorInfo"] == "other"
+    assert failed["items"] == []
+    [error] = run.notifications("error")
+    assert (error["willRetry"], error["error"]) == (False, failed["error"])
+    assert run.statuses() == ["active", "systemError", "active", "idle"]
+    assert after["status"] == "completed"
+    # The message streamed before the failure is in the next turn's history.
+    next_input = run.model_inputs()[1]
+    assistant = [i for i in next_input if i.get("role") == "assistant"]
+    assert [part["text"] for i in assistant for part in i["content"]] == ["partial"]
+    assert len(run.observation.requests) == 2  # no retry: the providers allow none
+
+
+def test_a_call_in_a_stream_cut_off_is_aborted_by_0_120_and_run_by_later_releases(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "cut-call")
+    output = run.call_outputs()["call_wiretap_0_0"]
+    if version == "0.120.0":
+        assert (run.items("started", "commandExecution"), output) == ([], "aborted")
+    else:
+        assert command_outcome(run)[:2] == ("completed", 0)
+        assert output.endswith(f"Output:\n{TOOL_OUTPUT}\n")
+    assert [t["status"] for t in run.completed_turns()] == ["failed", "completed"]
+
+
+def test_a_call_of_a_tool_codex_does_not_have_is_answered_unsupported_without_an_item(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "unknown-tool")
+    assert run.call_outputs() == {"call_wiretap_0_0": "unsupported call: codex_probe_no_such_tool"}
+    assert [i["type"] for i in run.items("started", "commandExecution")] == []
+    assert [t["status"] for t in run.completed_turns()] == ["completed"]
+
+
+def test_an_escalation_is_put_to_the_client_and_the_default_decline_goes_back_to_the_model(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "declined")
+    [asked] = run.server_requests("item/commandExecution/requestApproval")
+    assert asked["params"]["itemId"] == "call_wiretap_0_0"
+    assert asked["params"]["reason"] == ESCALATED["justification"]
+    [answer] = run.answers_sent()
+    assert answer == {"id": asked["id"], "result": {"decision": "decline"}}
+    assert [p["requestId"] for p in run.notifications("serverRequest/resolved")] == [asked["id"]]
+    [completed] = run.items("completed", "commandExecution")
+    assert (completed["status"], completed["exitCode"]) == ("declined", None)
+    rejected = 'CreateProcess { message: "Rejected(\\"rejected by user\\")" }'
+    expected = "exec_command failed" + (
+        f" for `{completed['command']}`" if version != "0.171.0" else ""
+    )
+    assert run.call_outputs()["call_wiretap_0_0"] == f"{expected}: {rejected}"
+    flags = [p["status"].get("activeFlags") for p in run.notifications("thread/status/changed")]
+    assert flags == [[], ["waitingOnApproval"], [], None]
+    assert run.files == []
+
+
+def test_an_accepted_escalation_runs_the_command_outside_the_read_only_sandbox(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "accepted")
+    [answer] = run.answers_sent()
+    assert answer["result"] == {"decision": "accept"}
+    assert command_outcome(run)[:2] == ("completed", 0)
+    assert run.files == ["CODEX-PROBE-FILE"]
+
+
+def test_0_120_runs_an_escalated_echo_without_asking_and_later_releases_ask(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "escalated-echo")
+    asked = run.server_requests("item/commandExecution/requestApproval")
+    if version == "0.120.0":
+        assert (asked, command_outcome(run)[0]) == ([], "completed")
+    else:
+        assert (len(asked), command_outcome(run)[0]) == (1, "declined")
+
+
+def test_the_untrusted_policy_puts_a_plain_write_to_the_client(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "untrusted")
+    [asked] = run.server_requests("item/commandExecution/requestApproval")
+    assert "reason" not in asked["params"]
+    [completed] = run.items("completed", "commandExecution")
+    assert completed["status"] == "declined"
+
+
+def test_items_before_a_hold_are_reported_before_the_held_rest_is_released(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "held")
+    order = [
+        (entry.message["method"], entry.message["params"]["item"]["type"])
+        for entry in run.observation.transcript.entries
+        if entry.direction == "recv"
+        and isinstance(entry.message, dict)
+        and entry.message.get("method") == "item/completed"
+    ]
+    assert order[-2:] == [("item/completed", "reasoning"), ("item/completed", "agentMessage")]
+    [turn] = run.completed_turns()
+    assert turn["status"] == "completed"
