@@ -56,6 +56,25 @@ def command_outcome(run: TurnRun) -> tuple[str, int | None, str]:
     return ("completed" if code == 0 else "failed"), code, said["output"]
 
 
+# The tools each release offers a model outside its catalog (the rig's `mock-model`).
+OFFERED = {
+    "0.120.0": "exec_command write_stdin update_plan request_user_input web_search view_image "
+    "spawn_agent send_input resume_agent wait_agent close_agent",
+    "0.150.0": "exec_command write_stdin update_plan request_user_input view_image "
+    "multi_agent_v1 get_goal create_goal update_goal web_search",
+    "0.171.0": "exec_command write_stdin request_user_input view_image multi_agent_v1 "
+    "get_goal create_goal update_goal web_search",
+}
+
+
+def test_each_release_offers_exec_command_as_its_shell_tool_and_no_shell_or_shell_command(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    first = real(tmp_path_factory, version, "command").observation.requests[0]
+    tools = first.body["tools"]
+    assert [t.get("name", t["type"]) for t in tools] == OFFERED[version].split()
+
+
 def test_an_exec_command_call_runs_and_its_output_reaches_the_next_model_request(
     tmp_path_factory: pytest.TempPathFactory, version: str
 ) -> None:
@@ -232,3 +251,45 @@ def test_items_before_a_hold_are_reported_before_the_held_rest_is_released(
     assert order[-2:] == [("item/completed", "reasoning"), ("item/completed", "agentMessage")]
     [turn] = run.completed_turns()
     assert turn["status"] == "completed"
+
+
+def test_a_command_still_running_when_the_call_stops_waiting_completes_after_the_turn(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "slow-command")
+    output = run.call_outputs()["call_wiretap_0_0"]
+    assert EXEC_OUTPUT.fullmatch(output) is None  # no exit code yet: a session id instead
+    [started] = run.items("started", "commandExecution")
+    assert f"Process running with session ID {started['processId']}\n" in output
+    assert output.endswith("Output:\nearly\n")
+    [turn] = run.completed_turns()
+    assert turn["status"] == "completed"
+    [late] = run.items("completed", "commandExecution")
+    methods = [
+        e.message.get("method")
+        for e in run.observation.transcript.entries
+        if e.direction == "recv" and isinstance(e.message, dict)
+    ]
+    assert methods.index("turn/completed") < len(methods) - methods[::-1].index("item/completed")
+    # 0.120.0's and 0.150.0's late item holds the output after the call was answered;
+    # 0.171.0's all of it.
+    assert late["aggregatedOutput"] == ("early\nlate\n" if version == "0.171.0" else "late\n")
+
+
+def test_two_calls_in_one_response_run_at_once_and_go_back_in_the_order_of_the_calls(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "two-commands")
+    started = [item["id"] for item in run.items("started", "commandExecution")]
+    assert sorted(started) == ["call_wiretap_0_0", "call_wiretap_0_1"]
+    follow_up = run.model_inputs()[1]
+    kinds = [(i["type"], i.get("call_id")) for i in follow_up if "call_id" in i]
+    assert kinds == [
+        ("function_call", "call_wiretap_0_0"),
+        ("function_call", "call_wiretap_0_1"),
+        ("function_call_output", "call_wiretap_0_0"),
+        ("function_call_output", "call_wiretap_0_1"),
+    ]
+    outputs = run.call_outputs()
+    assert outputs["call_wiretap_0_0"].endswith("Output:\none\n")
+    assert outputs["call_wiretap_0_1"].endswith("Output:\ntwo\n")

@@ -48,6 +48,10 @@ class TurnCase:
     answers: dict[str, Any] = field(default_factory=dict)
     # Release the held answers when this notification (method, item type) arrives.
     release_on: tuple[str, str] | None = None
+    # After the last turn, wait for this notification (method, item type).
+    wait_after: tuple[str, str] | None = None
+    # Whether the fake's fidelity is compared on it: not where the real order varies.
+    compared: bool = True
 
 
 CASES: dict[str, TurnCase] = {
@@ -101,6 +105,20 @@ CASES: dict[str, TurnCase] = {
     "untrusted": TurnCase(
         ((Reply(items=(exec_command("touch CODEX-PROBE-FILE"),)), Reply()),),
         thread={"approvalPolicy": "untrusted"},
+    ),
+    "slow-command": TurnCase(
+        (
+            (
+                Reply(items=(exec_command("echo early; sleep 1; echo late", yield_time_ms=300),)),
+                Reply(),
+            ),
+        ),
+        wait_after=("item/completed", "commandExecution"),
+        compared=False,  # the fake's own tests check it: its late item races the scenario end
+    ),
+    "two-commands": TurnCase(
+        ((Reply(items=(exec_command("echo one"), exec_command("echo two"))), Reply()),),
+        compared=False,  # codex runs them at once: their items come in either order
     ),
     "held": TurnCase(
         ((Reply(items=(Reasoning(), Hold(deadline_s=30.0), Message("released"))),),),
@@ -204,6 +222,11 @@ async def run_case(kind: str, version: str, name: str) -> TurnRun:
         for number, replies in enumerate(case.turns, start=1):
             run.tap.queue_replies(*replies)
             await turn(run, number)
+        if case.wait_after is not None:
+            method, item_type = case.wait_after
+            await run.session.wait_for(
+                method, lambda n: (n.params or {}).get("item", {}).get("type") == item_type
+            )
         files.extend(sorted(path.name for path in run.home.workdir.iterdir()))
 
     observation = await run_scenario(f"turns-{name}", scenario, make_backend(kind, version))
