@@ -293,3 +293,18 @@ def test_two_calls_in_one_response_run_at_once_and_go_back_in_the_order_of_the_c
     outputs = run.call_outputs()
     assert outputs["call_wiretap_0_0"].endswith("Output:\none\n")
     assert outputs["call_wiretap_0_1"].endswith("Output:\ntwo\n")
+
+
+def test_0_120_never_completes_the_item_of_a_command_still_running_at_its_first_read(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "command-waits")
+    [started] = run.items("started", "commandExecution")
+    output = run.call_outputs()["call_wiretap_0_0"]
+    assert output.endswith(
+        f"Process exited with code 0\nOriginal token count: 6\nOutput:\n{TOOL_OUTPUT}\n"
+    )
+    assert run.notifications("item/commandExecution/outputDelta") != []
+    completed = run.items("completed", "commandExecution")
+    assert [item["id"] for item in completed] == ([] if version == "0.120.0" else [started["id"]])
+    assert [t["status"] for t in run.completed_turns()] == ["completed"]
