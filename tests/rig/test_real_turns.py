@@ -184,6 +184,16 @@ def test_a_call_of_a_tool_codex_does_not_have_is_answered_unsupported_without_an
     assert [t["status"] for t in run.completed_turns()] == ["completed"]
 
 
+def test_a_call_whose_arguments_are_no_json_is_answered_with_the_parse_error_without_an_item(
+    tmp_path_factory: pytest.TempPathFactory, version: str
+) -> None:
+    run = real(tmp_path_factory, version, "bad-arguments")
+    output = run.call_outputs()["call_wiretap_0_0"]
+    assert output == "failed to parse function arguments: expected ident at line 1 column 2"
+    assert run.items("started", "commandExecution") == []
+    assert [t["status"] for t in run.completed_turns()] == ["completed"]
+
+
 def test_an_escalation_is_put_to_the_client_and_the_default_decline_goes_back_to_the_model(
     tmp_path_factory: pytest.TempPathFactory, version: str
 ) -> None:

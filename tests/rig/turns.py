@@ -93,6 +93,9 @@ CASES: dict[str, TurnCase] = {
     "unknown-tool": TurnCase(
         ((Reply(items=(FunctionCall("codex_probe_no_such_tool", "{}"),)), Reply()),)
     ),
+    "bad-arguments": TurnCase(
+        ((Reply(items=(FunctionCall("exec_command", "not json"),)), Reply()),)
+    ),
     "declined": TurnCase(
         ((Reply(items=(exec_command("touch CODEX-PROBE-FILE", **ESCALATED),)), Reply()),),
         thread={"approvalPolicy": "on-request"},
