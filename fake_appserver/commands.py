@@ -8,11 +8,13 @@ given less CODEX_HOME (`harness.child_env.FAKE_COMMAND`). Where the host allows 
 namespace the command is not run: its output says so and its exit code is
 `confine.EXIT_UNCONFINED`.
 
-A command still running after the call's `yield_time_ms` (default 10 s, at most 30 s) is
-answered as codex answers it, with the output so far and a session id (its pid), and
-its item never completes (measured on 0.120.0 and 0.171.0). Not imitated: codex lets the
-command run on, for `write_stdin`; the fake kills its process group then. Output beyond
-`max_output_tokens` is not truncated.
+A command still running after the call's `yield_time_ms` (default 10 s) is answered as
+codex answers it, with the output so far and a session id (its pid); it runs on, and its
+item completes when it ends, after the turn if need be (measured on 0.120.0, 0.150.0 and
+0.171.0; the late item of 0.120.0 and 0.150.0 holds at times only the output after the
+answer, 0.171.0's and the fake's all of it). The fake kills it DEADLINE_S after its start,
+or when the fake ends. Not imitated: the session id is good for nothing (`write_stdin` is
+not offered); output beyond `max_output_tokens` is not truncated.
 """
 
 from __future__ import annotations
