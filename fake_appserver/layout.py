@@ -69,14 +69,31 @@ def initial_context(profile: Profile, developer: str | None, cwd: str) -> list[H
     ]
 
 
-# codex offers its tools on every turn request and none on a compaction request. The fake
-# runs no tools, but offers one that does nothing, so the requests have the same shape.
-PLACEHOLDER_TOOL: dict[str, Any] = {
+# codex offers its tools on every turn request and none on a compaction request. Of the
+# tools 0.120.0 to 0.171.0 offer a model outside their catalog, the fake carries out
+# `exec_command` (tool_calls.py), and offers it alone, its parameters cut to those it reads.
+OFFERED_TOOL: dict[str, Any] = {
     "type": "function",
-    "name": "fake_codex_noop",
-    "description": "Does nothing: it gives fake-codex requests the shape of codex requests.",
+    "name": "exec_command",
+    "description": "Runs a command in a PTY, returning output or a session ID for ongoing "
+    "interaction.",
     "strict": False,
-    "parameters": {"type": "object", "properties": {}},
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "cmd": {"type": "string", "description": "Shell command to execute."},
+            "workdir": {"type": "string", "description": "Working directory for the command."},
+            "yield_time_ms": {"type": "number", "description": "Wait before yielding output."},
+            "sandbox_permissions": {
+                "type": "string",
+                "enum": ["use_default", "require_escalated"],
+                "description": "Per-command sandbox override.",
+            },
+            "justification": {"type": "string", "description": "The approval question."},
+        },
+        "required": ["cmd"],
+        "additionalProperties": False,
+    },
 }
 
 
@@ -100,7 +117,7 @@ def request_body(
     body.update(
         {
             "input": prefix + [entry["item"] for entry in history],
-            "tools": [PLACEHOLDER_TOOL] if offer_tools else [],
+            "tools": [OFFERED_TOOL] if offer_tools else [],
             "tool_choice": "auto",
             "parallel_tool_calls": False,
             "store": False,

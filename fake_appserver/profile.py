@@ -15,20 +15,19 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 
+from codex_probe.fake_appserver.profile_model import Evidence, Measured, Model
+from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
 
-T = TypeVar("T")
-
-
-class Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A part of a profile: every field required, no field the model does not know."""
+# Names other modules import from here.
+__all__ = ["Evidence", "Measured", "Model", "Turns"]
 
 
 class BasePlacement(StrEnum):
@@ -136,15 +135,6 @@ class RemoteHistory(StrEnum):
     COMPACTION_ONLY = "compaction_only"
 
 
-Evidence = Annotated[str, msgspec.Meta(min_length=1)]
-
-
-class Measured(Model, Generic[T], frozen=True):
-    value: T
-    measured: bool
-    evidence: Evidence
-
-
 class Compaction(Model, frozen=True):
     """A local compaction (thread/compact/start on a provider codex compacts locally for)."""
 
@@ -229,6 +219,9 @@ class ProfileDocument(Model, frozen=True):
     behaviour: Behaviour
     texts: Texts
     errors: Errors
+    # Real turns (tool calls, reasoning, failed streams): turn_profile.py. None in a
+    # learned profile until learn infers it; the nearest checked-in profile lends it.
+    turns: Turns | None = None
 
     def __post_init__(self) -> None:
         # msgspec reports a ValueError here as a validation error of the file.
@@ -273,11 +266,16 @@ class ProfileError(ValueError):
 
 
 class Profile(msgspec.Struct, frozen=True):
-    """A loaded profile: the document, its wire templates, and where it came from."""
+    """A loaded profile: the document, its wire templates, and where it came from.
+
+    A profile without the `turns` section or its templates borrows them from `lender`,
+    the nearest checked-in profile (closest below its version first).
+    """
 
     document: ProfileDocument
     wire: WireDocument
     path: Path
+    lender: Profile | None = None
 
     @property
     def version(self) -> str:
@@ -296,10 +294,20 @@ class Profile(msgspec.Struct, frozen=True):
         return self.document.errors
 
     @property
+    def turns(self) -> Turns:
+        if self.document.turns is not None:
+            return self.document.turns
+        if self.lender is None:
+            raise ProfileError(f"{self.path}: no turns section, and no profile lends one")
+        return lent(self.lender.turns, self.lender.version)
+
+    @property
     def checked_in(self) -> bool:
         return self.path.resolve().parent == PROFILES_DIR.resolve()
 
     def template(self, name: str) -> Any:
+        if name not in self.wire.templates and name in TURN_TEMPLATES and self.lender:
+            return self.lender.template(name)
         return self.wire.templates[name]
 
 
@@ -342,6 +350,14 @@ def load_profile(version: str | None = None, *, path: Path | None = None) -> Pro
                 "(or give a learned profile file: codex-probe learn VERSION)"
             )
         path = found
+    profile = _read(path)
+    if profile.document.turns is None or _lacks_turn_templates(profile.wire):
+        profile = msgspec.structs.replace(profile, lender=_lender(profile.version, path))
+    return profile
+
+
+def _read(path: Path) -> Profile:
+    """A profile file and its wire file, as they are (nothing lent)."""
     document = _decode(path, ProfileDocument)
     wire_path = path.parent / document.measured.wire_templates
     wire = _decode(wire_path, WireDocument)
@@ -349,6 +365,30 @@ def load_profile(version: str | None = None, *, path: Path | None = None) -> Pro
     if missing:
         raise ProfileError(f"{wire_path}: no template {', '.join(missing)}")
     return Profile(document=document, wire=wire, path=path)
+
+
+def _lacks_turn_templates(wire: WireDocument) -> bool:
+    return any(name not in wire.templates for name in TURN_TEMPLATES)
+
+
+def _lender(version: str, path: Path) -> Profile:
+    """The checked-in profile that lends a profile what it lacks of the turns section:
+    the closest below `version` that has it all, else the closest above."""
+    key = version_key(version)
+
+    def nearness(candidate: str) -> tuple[bool, list[int]]:
+        pairs = zip(version_key(candidate), key, strict=False)
+        return version_key(candidate) > key, [abs(a - b) for a, b in pairs]
+
+    others = (v for v in available_versions() if checked_in_path(v) != path.resolve())
+    candidates = sorted(others, key=nearness)
+    for candidate in candidates:
+        found = checked_in_path(candidate)
+        assert found is not None  # available_versions lists checked-in files only
+        lender = _read(found)
+        if lender.document.turns is not None and not _lacks_turn_templates(lender.wire):
+            return lender
+    raise ProfileError(f"{path}: no turns section, and no checked-in profile has one")
 
 
 DecodedT = TypeVar("DecodedT")

@@ -6,6 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from codex_probe.fake_appserver.config import ProviderConfig
@@ -15,13 +16,14 @@ from codex_probe.fake_appserver.http_client import Answer, HttpError, post_json
 MODEL_REQUEST_TIMEOUT = 120.0
 
 
-class ProviderError(RuntimeError):
-    """The provider refused, broke off, or answered something that is not a response."""
+class StreamEnd(StrEnum):
+    """How a model request that gave no complete response ended."""
 
-
-# Called with ("added", item), ("delta", event) and ("done", item) for assistant messages,
-# in stream order, so a turn can report them as upstream does while they arrive.
-StreamListener = Callable[[str, dict[str, Any]], Awaitable[None]]
+    UNREACHABLE = "unreachable"  # no answer: refused connection, deadline, not HTTP
+    REFUSED = "refused"  # an HTTP status other than 200
+    FAILED = "failed"  # a `response.failed` (or `error`) event
+    CUT = "cut"  # the body ended without `response.completed`
+    DROPPED = "dropped"  # the connection closed mid-body
 
 
 @dataclass
@@ -31,6 +33,38 @@ class ModelAnswer:
     other_items: list[dict[str, Any]] = field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
+    # Every output item done, in stream order (messages, reasoning, function calls...).
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def function_calls(self) -> list[dict[str, Any]]:
+        return [item for item in self.items if item.get("type") == "function_call"]
+
+
+class ProviderError(RuntimeError):
+    """The provider refused, broke off, or answered something that is not a response.
+
+    `end` says how; `detail` is the provider's own message of a failed response; `answer`
+    holds what was streamed before it broke off (None if nothing was)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        end: StreamEnd = StreamEnd.UNREACHABLE,
+        detail: str = "",
+        answer: ModelAnswer | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.end = end
+        self.detail = detail
+        self.answer = answer
+
+
+# Called with ("added", item), ("delta", event) for assistant messages and ("done", item)
+# for every output item, in stream order, so a turn can report them as upstream does
+# while they arrive.
+StreamListener = Callable[[str, dict[str, Any]], Awaitable[None]]
 
 
 # What a request to the provider can fail with, short of a ProviderError of our own:
@@ -44,8 +78,9 @@ async def stream_response(
     body: dict[str, Any],
     listener: StreamListener | None = None,
 ) -> ModelAnswer:
-    """Send one model request and collect the assistant messages of its SSE stream."""
+    """Send one model request and collect the output items of its SSE stream."""
     answer = ModelAnswer()
+    completed = False
     try:
         async with (
             asyncio.timeout(MODEL_REQUEST_TIMEOUT),
@@ -53,34 +88,68 @@ async def stream_response(
         ):
             if reply.status != 200:
                 text = (await reply.text())[:300]
-                raise ProviderError(f"provider answered HTTP {reply.status}: {text}")
-            completed = False
-            async for event in _events(reply):
-                kind = event.get("type")
-                item = event.get("item") or {}
-                if kind == "response.output_text.delta" and listener is not None:
-                    await listener("delta", event)
-                elif kind == "response.output_item.added" and _is_assistant(item):
-                    if listener is not None:
-                        await listener("added", item)
-                elif kind == "response.output_item.done" and _is_assistant(item):
-                    answer.texts.extend(_assistant_texts(item))
-                    if listener is not None:
-                        await listener("done", item)
-                elif kind == "response.output_item.done":
-                    answer.other_items.append(item)
-                elif kind == "response.completed":
-                    usage = (event.get("response") or {}).get("usage") or {}
-                    answer.input_tokens = int(usage.get("input_tokens", 0))
-                    answer.output_tokens = int(usage.get("output_tokens", 0))
-                    completed = True
-                elif kind in ("response.failed", "error"):
-                    raise ProviderError(f"provider reported {kind}: {json.dumps(event)[:300]}")
+                raise ProviderError(
+                    f"provider answered HTTP {reply.status}: {text}", end=StreamEnd.REFUSED
+                )
+            try:
+                async for event in _events(reply):
+                    completed = await _take(event, answer, listener) or completed
+            except _FAILURES as error:
+                raise ProviderError(
+                    f"the provider's stream broke off: {error!r}",
+                    end=StreamEnd.DROPPED,
+                    answer=answer,
+                ) from None
     except _FAILURES as error:
         raise ProviderError(f"model request to {base_url}/responses failed: {error!r}") from None
     if not completed:
-        raise ProviderError("the provider's stream ended before response.completed")
+        raise ProviderError(
+            "the provider's stream ended before response.completed",
+            end=StreamEnd.CUT,
+            answer=answer,
+        )
     return answer
+
+
+async def _take(
+    event: dict[str, Any], answer: ModelAnswer, listener: StreamListener | None
+) -> bool:
+    """One event of the stream into `answer`; True if it completes the response."""
+    kind = event.get("type")
+    item = event.get("item") or {}
+    if kind == "response.output_text.delta" and listener is not None:
+        await listener("delta", event)
+    elif kind == "response.output_item.added" and _is_assistant(item):
+        if listener is not None:
+            await listener("added", item)
+    elif kind == "response.output_item.done":
+        answer.items.append(item)
+        if _is_assistant(item):
+            answer.texts.extend(_assistant_texts(item))
+        else:
+            answer.other_items.append(item)
+        if listener is not None:
+            await listener("done", item)
+    elif kind == "response.completed":
+        usage = (event.get("response") or {}).get("usage") or {}
+        answer.input_tokens = int(usage.get("input_tokens", 0))
+        answer.output_tokens = int(usage.get("output_tokens", 0))
+        return True
+    elif kind in ("response.failed", "error"):
+        raise ProviderError(
+            f"provider reported {kind}: {json.dumps(event)[:300]}",
+            end=StreamEnd.FAILED,
+            detail=_failure_message(event),
+            answer=answer,
+        )
+    return False
+
+
+def _failure_message(event: dict[str, Any]) -> str:
+    """The provider's message of a failed response (`response.error`, or the event's own)."""
+    error = (event.get("response") or {}).get("error") or event.get("error") or {}
+    message = error.get("message") if isinstance(error, dict) else None
+    return str(message if message is not None else event.get("message", ""))
 
 
 async def _events(reply: Answer) -> AsyncIterator[dict[str, Any]]:

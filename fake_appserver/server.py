@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import stat
 import sys
@@ -31,12 +32,16 @@ from codex_probe.fake_appserver.threads import LoadedThread
 from codex_probe.fake_appserver.turns import TurnRunner
 from codex_probe.fake_appserver.wire import Wire, new_id, now_ms, now_s
 from codex_probe.harness.jsonrpc.framing import (
+    ErrorResponse,
     FrameError,
     Request,
+    RequestId,
+    Response,
     decode,
     encode,
     error_frame,
     notification_frame,
+    request_frame,
     response_frame,
 )
 
@@ -67,6 +72,9 @@ class FakeAppServer:
         self.client_name = first.client_name or "client"
         self._stdout_open = True
         self._tasks: set[asyncio.Task[None]] = set()
+        # Requests the fake sent the client (approvals), waiting for their answers by id.
+        self._asked: dict[RequestId, asyncio.Future[Any]] = {}
+        self._ask_ids = itertools.count()
         self.model = ModelClient(provider)
         # The turns get the parts they use, not the server: turns.py never imports server.py.
         self.turns = TurnRunner(
@@ -76,6 +84,8 @@ class FakeAppServer:
             store=self.store,
             model=self.model,
             notify=self.notify,
+            ask=self.ask,
+            spawn=self.spawn,
         )
         self.handlers: dict[str, Handler] = {
             "initialize": self.initialize,
@@ -112,7 +122,9 @@ class FakeAppServer:
             return
         if isinstance(message, Request):
             self.spawn(self._answer(message))
-        # Notifications from the client (initialized) and responses need no answer.
+        elif isinstance(message, Response | ErrorResponse):
+            self._answered(message)
+        # Notifications from the client (initialized) need no answer.
 
     def spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -187,6 +199,25 @@ class FakeAppServer:
             return True
         raise AssertionError(f"unhandled fault action {action}")
 
+    # ----- asking the client ------------------------------------------------------
+
+    async def ask(self, method: str, params: Any) -> tuple[Any, RequestId]:
+        """Send the client a request; its answer's result (None for an error answer) and
+        the request's id. Ids count from 0, as codex's do."""
+        request_id = next(self._ask_ids)
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._asked[request_id] = answer
+        try:
+            self.send(request_frame(request_id, method, params))
+            return await answer, request_id
+        finally:
+            self._asked.pop(request_id, None)
+
+    def _answered(self, message: Response | ErrorResponse) -> None:
+        waiting = self._asked.get(message.id) if message.id is not None else None
+        if waiting is not None and not waiting.done():
+            waiting.set_result(message.result if isinstance(message, Response) else None)
+
     # ----- output ----------------------------------------------------------------
 
     def send(self, frame: dict[str, Any]) -> None:
@@ -237,6 +268,9 @@ class FakeAppServer:
             "history": [],
             "has_initial_context": False,
             "turns": [],
+            # What the thread's commands may do (tool_calls.py): thread/start, else config.
+            "approval_policy": _policy(params.get("approvalPolicy"), self.provider.approval_policy),
+            "sandbox_mode": str(params.get("sandbox") or self.provider.sandbox_mode),
         }
         # Not saved yet: upstream writes the rollout with the first turn (TurnRunner).
         thread = LoadedThread(record=record, base=base, developer=developer)
@@ -381,6 +415,12 @@ class FakeAppServer:
             ],
             "nextCursor": None,
         }
+
+
+def _policy(value: Any, configured: str) -> str:
+    """An approval policy: a named one, else the configuration's (a granular one is not
+    imitated: the configuration's applies)."""
+    return value if isinstance(value, str) else configured
 
 
 async def _stdin_lines(early: bytes) -> AsyncIterator[bytes]:

@@ -41,6 +41,16 @@ class LoadedThread:
         thread_id: str = self.record["id"]
         return thread_id
 
+    @property
+    def approval_policy(self) -> str:
+        """When codex asks the client before it runs a command (thread/start, else config)."""
+        return str(self.record.get("approval_policy", "on-request"))
+
+    @property
+    def sandbox_mode(self) -> str:
+        """What a command may write: read-only, workspace-write, danger-full-access."""
+        return str(self.record.get("sandbox_mode", "read-only"))
+
     def listed_turns(self) -> list[dict[str, Any]]:
         """The turns thread/read and thread/resume list: the ended ones, then the active one."""
         ended: list[dict[str, Any]] = self.record["turns"]

@@ -28,11 +28,14 @@ from codex_probe.fake_appserver.provider import (
     ModelAnswer,
     ModelClient,
     ProviderError,
-    StreamListener,
+    StreamEnd,
 )
 from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.streamed_items import StreamedItems
 from codex_probe.fake_appserver.threads import ActiveTurn, LoadedThread
-from codex_probe.fake_appserver.wire import Wire, new_id, now_ms, now_s
+from codex_probe.fake_appserver.tool_calls import Ask, Spawn, ToolCalls
+from codex_probe.fake_appserver.turn_profile import CallInFailedResponse
+from codex_probe.fake_appserver.wire import ItemsView, Wire, new_id, now_ms, now_s
 
 # Sends the client a notification: (method, params).
 Notify = Callable[[str, Any], None]
@@ -53,6 +56,8 @@ class TurnRunner:
         store: ThreadStore,
         model: ModelClient,
         notify: Notify,
+        ask: Ask,
+        spawn: Spawn,
     ) -> None:
         self.profile = profile
         self.wire = wire
@@ -60,6 +65,7 @@ class TurnRunner:
         self.store = store
         self.model = model
         self.notify = notify
+        self.calls = ToolCalls(profile, wire, notify, ask, spawn)
         self.never_complete_next = False
         # Scripted faults for the next turn / compaction (fake_appserver/script.py).
         self.fail_next_turn = False
@@ -178,65 +184,47 @@ class TurnRunner:
         turn["items"].append(item)
         notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
 
-    def _agent_messages(self, thread: LoadedThread, turn: dict[str, Any]) -> StreamListener:
-        """Report assistant messages as they stream: started, deltas, completed.
+    async def _answer(self, thread: LoadedThread, active: ActiveTurn) -> ModelAnswer | None:
+        """The model's answer, its function calls carried out (their outputs then in the
+        history); None if steered input abandoned it (the profile's choice).
 
-        Measured on both versions: the agentMessage item takes the provider's item id,
-        starts empty on `output_item.added`, and each text delta becomes
-        `item/agentMessage/delta`.
-        """
-        wire, notify, record = self.wire, self.notify, thread.record
-        streaming: dict[str, dict[str, Any]] = {}
+        A response whose stream fails keeps what it streamed, or not, and its calls are
+        run or answered `aborted`, as the profile's `turns.stream_failure` says; then the
+        failure goes on to fail the turn."""
+        listener = StreamedItems(self.wire, self.notify, thread, active.turn)
+        try:
+            answer = await self._ask_unless_steered(thread, active, listener)
+        except ProviderError as error:
+            if error.answer is not None:
+                await self._after_failure(thread, active.turn, listener, error.answer)
+            raise
+        if answer is not None:
+            for call in answer.function_calls:
+                await self.calls.run(thread, active.turn, call)
+        return answer
 
-        async def listen(kind: str, payload: dict[str, Any]) -> None:
-            if kind == "added":
-                started: dict[str, Any] = {
-                    "type": "agentMessage",
-                    "id": payload.get("id") or new_id(),
-                    "text": "",
-                    "started_ms": now_ms(),
-                }
-                streaming[started["id"]] = started
-                notify("item/started", wire.item_params("started", started, thread.id, turn["id"]))
-            elif kind == "delta" and (streamed := streaming.get(str(payload.get("item_id")))):
-                streamed["text"] += str(payload.get("delta", ""))
-                notify(
-                    "item/agentMessage/delta",
-                    {
-                        "threadId": thread.id,
-                        "turnId": turn["id"],
-                        "itemId": streamed["id"],
-                        "delta": str(payload.get("delta", "")),
-                    },
-                )
-            elif kind == "done":
-                text = "".join(
-                    str(part.get("text", ""))
-                    for part in payload.get("content", [])
-                    if part.get("type") == "output_text"
-                )
-                record["history"].append({"kind": "assistant", "item": message("assistant", text)})
-                item: dict[str, Any] | None = streaming.pop(str(payload.get("id")), None)
-                if item is None:
-                    item = {"type": "agentMessage", "id": payload.get("id") or new_id()}
-                    item["started_ms"] = now_ms()
-                    notify(
-                        "item/started",
-                        wire.item_params("started", {**item, "text": ""}, thread.id, turn["id"]),
-                    )
-                item["text"] = text
-                item["completed_ms"] = now_ms()
-                turn["items"].append(item)
-                notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
-
-        return listen
+    async def _after_failure(
+        self,
+        thread: LoadedThread,
+        turn: dict[str, Any],
+        listener: StreamedItems,
+        answer: ModelAnswer,
+    ) -> None:
+        failure = self.profile.turns.stream_failure.value
+        if not failure.keeps_streamed_items:
+            listener.forget()
+            return
+        for call in answer.function_calls:
+            if failure.call_in_failed_response is CallInFailedResponse.EXECUTED:
+                await self.calls.run(thread, turn, call)
+            else:
+                self.calls.abort(thread, call)
 
     async def _ask_unless_steered(
-        self, thread: LoadedThread, active: ActiveTurn
+        self, thread: LoadedThread, active: ActiveTurn, listener: StreamedItems
     ) -> ModelAnswer | None:
         """The model's answer, or None if steered input abandoned it (profile's choice)."""
         body = self._body(thread, thread.record["history"])
-        listener = self._agent_messages(thread, active.turn)
         steering = self.profile.behaviour.steer_while_answering.value
         if steering is not SteerWhileAnswering.ABANDONS_ANSWER_AND_RESTARTS:
             return await self.model.respond(body, listener)
@@ -273,7 +261,7 @@ class TurnRunner:
         started = self._begin(thread, turn)
         usage = (0, 0)
         failing, self.fail_next_turn = self.fail_next_turn, False
-        with _turn_outcome(turn):
+        with self._outcome(turn):
             if failing:
                 raise ProviderError("fake-codex: the fault script fails this turn")
             pending = [text]
@@ -291,12 +279,18 @@ class TurnRunner:
                     )
                 if hang:
                     await asyncio.Event().wait()  # scripted: the turn never completes
-                answer = await self._ask_unless_steered(thread, active)
+                answer = await self._answer(thread, active)
                 if answer is None:
                     # The pending answer is dropped; ask again with the steered input.
                     pending, active.steered = active.steered, []
                     continue
                 usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
+                # The model is asked again with the calls' outputs, in the same turn.
+                while answer.function_calls:
+                    answer = await self._answer(thread, active)
+                    if answer is None:
+                        break  # steered: the follow-up below asks with the steered input
+                    usage = (usage[0] + answer.input_tokens, usage[1] + answer.output_tokens)
                 # Input steered into the turn while the model answered goes in a follow-up.
                 pending, active.steered = active.steered, []
         self._finish(thread, active, started, usage)
@@ -310,7 +304,7 @@ class TurnRunner:
         notify("item/started", wire.item_params("started", item, thread.id, turn["id"]))
         usage = (0, 0)
         skipping, self.skip_next_compaction = self.skip_next_compaction, False
-        with _turn_outcome(turn):
+        with self._outcome(turn):
             if not skipping:  # scripted: the compaction ends without asking the model
                 compacted = await self._compact(thread)
                 record["history"], record["has_initial_context"], usage = compacted
@@ -365,10 +359,54 @@ class TurnRunner:
         self.store.save(record)
         if thread.active is active:
             thread.active = None
-        if usage is not None:
-            notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
-        notify("thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")})
-        notify("turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view="summary")})
+        broken_stream = turn.pop("broken_stream", False)
+        if broken_stream:
+            # Measured: no usage; the thread's failure status, then an `error`.
+            failure = self.profile.turns.stream_failure.value
+            status = wire.status(failure.thread_status)
+            notify("thread/status/changed", {"threadId": thread.id, "status": status})
+            if failure.notifies_error:
+                notify("error", self._error_params(thread, turn))
+        else:
+            if usage is not None:
+                notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
+            notify("thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")})
+        view: ItemsView = "notLoaded" if turn["status"] == "failed" else "summary"
+        notify("turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view=view)})
+
+    def _error_params(self, thread: LoadedThread, turn: dict[str, Any]) -> Any:
+        params = dict(self.wire.template("error_notification"))
+        params.update(error=turn["error"], threadId=thread.id, turnId=turn["id"], willRetry=False)
+        return params
+
+    @contextlib.contextmanager
+    def _outcome(self, turn: dict[str, Any]) -> Iterator[None]:
+        """Set the turn's final status from how its work ended (interrupt: cancellation).
+
+        A model stream that failed, was cut or dropped fails the turn in the release's words
+        (`turns.texts`) and shape (the error of `error_notification`)."""
+        texts = self.profile.turns.texts
+        try:
+            yield
+            turn["status"] = "completed"
+        except asyncio.CancelledError:
+            turn["status"] = "interrupted"
+        except ProviderError as error:
+            turn["status"] = "failed"
+            said = {
+                StreamEnd.FAILED: texts.failed_stream.format(message=error.detail),
+                StreamEnd.CUT: texts.cut_stream,
+                StreamEnd.DROPPED: texts.dropped_stream,
+            }.get(error.end)
+            if said is None:
+                turn["error"] = {
+                    "message": str(error),
+                    "codexErrorInfo": None,
+                    "additionalDetails": None,
+                }
+            else:
+                turn["error"] = self.wire.error(said)
+                turn["broken_stream"] = True
 
 
 def _texts(params: Any) -> list[str]:
@@ -384,16 +422,3 @@ def _steer(active: ActiveTurn, texts: list[str]) -> None:
     """Input joins the active turn: the model gets it with the next request of the turn."""
     active.steered.extend(texts)
     active.steer_arrived.set()
-
-
-@contextlib.contextmanager
-def _turn_outcome(turn: dict[str, Any]) -> Iterator[None]:
-    """Set the turn's final status from how its work ended (interrupt: cancellation)."""
-    try:
-        yield
-        turn["status"] = "completed"
-    except asyncio.CancelledError:
-        turn["status"] = "interrupted"
-    except ProviderError as error:
-        turn["status"] = "failed"
-        turn["error"] = {"message": str(error), "codexErrorInfo": None, "additionalDetails": None}

@@ -11,15 +11,12 @@ import uuid
 from typing import Any, Literal
 
 from codex_probe.fake_appserver.profile import Profile
+from codex_probe.fake_appserver.turn_profile import CompletedTurnItems
 
 # Which items a turn shows where (measured on 0.171.0, whose turns name their view):
-# none when it starts, the model's answers in turn/completed, every item in thread/read
-# and thread/resume.
+# none when it starts or has failed, in turn/completed what the profile's
+# `turns.completed_turn_items` says, every item in thread/read and thread/resume.
 ItemsView = Literal["notLoaded", "summary", "full"]
-
-
-def _shown(view: ItemsView, item: dict[str, Any]) -> bool:
-    return view == "full" or (view == "summary" and item["type"] == "agentMessage")
 
 
 def now_s() -> int:
@@ -100,12 +97,27 @@ class Wire:
             },
         )
 
-    def status(self, kind: str) -> Any:
-        return copy.deepcopy(self.template(f"status_{kind}"))
+    def status(self, kind: str, *flags: str) -> Any:
+        """A thread status; an active one with `flags` (e.g. waitingOnApproval)."""
+        known = self.profile.wire.templates.get(f"status_{kind}")
+        status = copy.deepcopy(known) if known is not None else {"type": kind}
+        if flags and "activeFlags" in status:
+            status["activeFlags"] = list(flags)
+        return status
+
+    def shown(self, turn: dict[str, Any], view: ItemsView) -> list[dict[str, Any]]:
+        """The items a turn lists in `view`."""
+        if view == "full":
+            return list(turn["items"])
+        if view == "notLoaded":
+            return []
+        listed = self.profile.turns.completed_turn_items.value
+        answers = [i for i in turn["items"] if i["type"] == "agentMessage"]
+        return answers[-1:] if listed is CompletedTurnItems.LAST_AGENT_MESSAGE else []
 
     def turn(self, turn: dict[str, Any], *, view: ItemsView) -> Any:
         base = self.template("turn_start")["turn"]
-        items = [self.item(i) for i in turn["items"] if _shown(view, i)]
+        items = [self.item(i) for i in self.shown(turn, view)]
         return _fill(
             base,
             {
@@ -132,7 +144,15 @@ class Wire:
             values["content"] = [{"type": "text", "text": item["text"], "text_elements": []}]
         elif kind == "agentMessage":
             values["text"] = item["text"]
+        elif kind in ("reasoning", "commandExecution"):
+            values.update({k: v for k, v in item.items() if not k.endswith("_ms")})
         return _fill(self.template(f"item_{kind}"), values)
+
+    def error(self, message: str) -> Any:
+        """A turn's error object as the release shapes it, saying `message`."""
+        error = copy.deepcopy(self.template("error_notification")["error"])
+        error["message"] = message
+        return error
 
     def item_params(self, phase: str, item: dict[str, Any], thread_id: str, turn_id: str) -> Any:
         stamp = item.get("started_ms") if phase == "started" else item.get("completed_ms")

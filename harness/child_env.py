@@ -8,6 +8,7 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 | child | gets from the caller | and its own |
 |---|---|---|
 | codex app-server, real and fake (`rig.homes`) | PATH | HOME, CODEX_HOME, locale, TZ |
+| a command the fake runs (`fake_appserver.commands`) | PATH, HOME, locale, TZ | |
 | codex one-shot tools via the npm launcher (`harness.codex.install`) | PATH | HOME, CODEX_HOME |
 | npm (`harness.codex.npm`) | PATH, HOME, TMPDIR, proxy, CA and `NPM_CONFIG_*` | |
 | Allure (`reporting.allure_report`) | PATH, the CI names it reads | HOME |
@@ -73,6 +74,9 @@ def _both_cases(names: Iterable[str]) -> tuple[str, ...]:
 
 # The codex app-server (real and fake) and codex one-shot tools: its launcher needs `node`.
 CODEX = AllowList(names=("PATH",))
+# A command the fake app-server runs for a scripted model: what the fake itself was given,
+# less CODEX_HOME (codex's own home is no business of the command's).
+FAKE_COMMAND = AllowList(names=("PATH", "HOME", "LANG", "LC_ALL", "TZ"))
 # Chromium: a throwaway profile is its HOME; nothing else.
 BROWSER = AllowList(names=("PATH",))
 # npm: its config (HOME for ~/.npmrc and the cache ~/.npm; NPM_CONFIG_*), the way out of

@@ -7,6 +7,11 @@ own param builders (`harness.driver.params`), so a probe or a conformance check 
 exactly the wire the driver sends. Waits are for notifications of a given thread or turn,
 never "the next one", and every wait has a deadline.
 
+Requests codex sends the client (approvals, questions, dynamic tool calls) are answered
+as the session's `AnswerPolicy` says (`rig/answers.py`: the scenario's answer per method,
+else one that lets codex go on without granting anything); each is in the transcript
+with its answer.
+
 Probe scenarios record their steps on top of it (`probes.scenario.ScenarioRun`); the
 conformance checks use it directly.
 """
@@ -24,6 +29,7 @@ from codex_probe.harness.jsonrpc.client import JsonRpcClient, NotificationPredic
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from codex_probe.harness.jsonrpc.framing import Notification
 from codex_probe.harness.jsonrpc.transcript import Direction, Transcript, TranscriptEntry
+from codex_probe.rig.answers import AnswerPolicy
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.wiretap import Wiretap
@@ -86,6 +92,8 @@ class Session:
     processes: list[AppServerProcess] = field(default_factory=list)
     # Client methods sent off-schema on purpose (an unknown method), for the wire checks.
     off_schema_methods: set[str] = field(default_factory=set)
+    # How requests from codex (approvals and the like) are answered, and which were.
+    answers: AnswerPolicy = field(default_factory=AnswerPolicy)
 
     @property
     def client(self) -> JsonRpcClient:
@@ -109,6 +117,9 @@ class Session:
         client = await self.backend.open(
             self.home, transcript=self.transcript, initialize=initialize
         )
+        # Before any turn can start: codex asks its client only while a turn runs.
+        for method in self.answers.methods():
+            client.on_request(method, self.answers.handler(method, len(self.processes)))
         self.processes.append(AppServerProcess(client, self.transcript, first_entry))
         return client
 
@@ -125,6 +136,13 @@ class Session:
                 process.end_entry = len(self.transcript.entries)
                 process.stderr_tail = process.client.stderr_tail()
         return process.returncode
+
+    def answer(self, method: str, answer: Any) -> None:
+        """Answer codex's `method` requests with `answer` (a result, or a function of the
+        params returning one) from now on, in this process and the next."""
+        self.answers.answers[method] = answer
+        if self.running:
+            self.client.on_request(method, self.answers.handler(method, len(self.processes) - 1))
 
     async def restart(self, *, initialize: bool = True) -> JsonRpcClient:
         """End the current process and start another on the same home (a cold process)."""
@@ -189,6 +207,19 @@ class Session:
         deadline (recounted if it runs out)."""
         with self.recounted_on_timeout():
             return await self.client.wait_for_notification(method, predicate, timeout=self.timeout)
+
+    async def release_on(
+        self, method: str, predicate: NotificationPredicate | None = None
+    ) -> Notification:
+        """Let the wiretap's held answers go on once a `method` notification (matching
+        `predicate`) has arrived, within the session's deadline. The notification stays
+        buffered for the waits that follow."""
+        with self.recounted_on_timeout():
+            note = await self.client.wait_for_notification(
+                method, predicate, timeout=self.timeout, consume=False
+            )
+        self.tap.release_held()
+        return note
 
     async def wait_turn(self, method: str, turn_id: str) -> dict[str, Any]:
         """The turn/started or turn/completed notification of `turn_id` (its params)."""

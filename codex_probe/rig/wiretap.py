@@ -8,15 +8,18 @@ every request (masked headers, parsed body, arrival time) in arrival order.
 Routes (any prefix, so `base_url` may end in `/v1` or not):
   POST .../responses          SSE stream: response.created, output items
                               (response.output_item.done), response.completed.
-                              Normally one assistant message from the script; when
-                              the input ends with a `compaction_trigger` item
-                              (codex's streamed "remote compaction v2"), one
-                              `compaction` item instead.
+                              Normally what the queued reply scripts (one assistant
+                              message, or the items of `rig/replies.py`: reasoning,
+                              function calls, several messages, holds, a failed or
+                              cut stream); when the input ends with a
+                              `compaction_trigger` item (codex's streamed "remote
+                              compaction v2"), one `compaction` item instead.
   POST .../responses/compact  JSON `{"output": [...]}`: the unary remote-compaction
                               endpoint.
   anything else               404 JSON naming the path; still captured.
 Which compaction form a codex version uses, and for which provider names, is
-recorded in docs/observations/.
+recorded in docs/observations/; what codex does with each scripted reply kind, in
+docs/observations/real-turns.md.
 """
 
 from __future__ import annotations
@@ -26,179 +29,45 @@ import json
 import socket
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any, Self
 
 from aiohttp import web
 
-MASK = "***"
-# Header names whose values are credentials, matched by substring (lowercase).
-_SECRET_HEADER_PARTS = ("authorization", "cookie", "api-key", "apikey", "token", "secret")
-_SCHEMED_HEADERS = ("authorization", "proxy-authorization")
+from codex_probe.rig.captures import MASK, CapturedRequest, mask_headers
+from codex_probe.rig.replies import (
+    Hold,
+    Reply,
+    as_reply,
+    assistant_message,
+    response_events,
+    script_stream,
+    sse_event,
+    text_deltas,
+)
+
+# Names other modules (and tests) import from here, as before the script had its module.
+__all__ = [
+    "COMPACTION_SUMMARY_PREFIX",
+    "DEFAULT_REPLY_TEXT",
+    "MASK",
+    "CapturedRequest",
+    "Reply",
+    "Responder",
+    "Wiretap",
+    "assistant_message",
+    "mask_headers",
+    "response_events",
+    "sse_event",
+    "text_deltas",
+]
+
 COMPACTION_SUMMARY_PREFIX = "WIRETAP_COMPACTION_SUMMARY"
 # The answer to a model request nobody queued a reply for, traceable to the request.
 DEFAULT_REPLY_TEXT = "wiretap reply {index}"
 
-
-@dataclass(frozen=True)
-class Reply:
-    """How the wiretap answers one model request.
-
-    `status` other than 200 answers an OpenAI-style error JSON instead of a stream.
-    `delay_s` holds the answer back so a turn stays active, e.g. to steer it: the
-    stream opens with `response.created` at once and the rest waits, as when a model has
-    begun to answer (held before any byte, codex 0.163.0 and 0.166.0 dropped or kept
-    the pending answer of a steered turn by chance, 1 run in 12; held after
-    `response.created`, 24 of 24 alike). Closing the wiretap cuts the delay short.
-    `until_released` ends the wait as soon as `Wiretap.release_held()` is called, so a
-    scenario holds a turn exactly as long as it needs it; `delay_s` is then its deadline.
-    """
-
-    text: str = "ok"
-    delay_s: float = 0.0
-    status: int = 200
-    error_message: str = "scripted error from the wiretap"
-    input_tokens: int = 0
-    output_tokens: int = 0
-    # Stream the text in this many `response.output_text.delta` events before the item
-    # is done (0: the item arrives whole, as in most probes).
-    deltas: int = 0
-    until_released: bool = False
-
-
-@dataclass(frozen=True)
-class CapturedRequest:
-    index: int
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    # Parsed JSON body; None when there is no body or it is not JSON (see body_text).
-    body: Any
-    body_text: str | None
-    received_at: float  # time.monotonic()
-
-    @property
-    def is_model_request(self) -> bool:
-        return self.method == "POST" and self.path.endswith("/responses")
-
-    @property
-    def is_compact_request(self) -> bool:
-        return self.method == "POST" and self.path.endswith("/responses/compact")
-
-    @property
-    def is_compaction_trigger(self) -> bool:
-        """A streamed compaction: a model request whose input ends with a
-        `compaction_trigger` item."""
-        if not self.is_model_request or not isinstance(self.body, dict):
-            return False
-        items = self.body.get("input")
-        if not isinstance(items, list) or not items:
-            return False
-        return bool(_item_type(items[-1]) == "compaction_trigger")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "method": self.method,
-            "path": self.path,
-            "query": self.query,
-            "headers": self.headers,
-            "body": self.body,
-            "body_text": self.body_text if self.body is None else None,
-            "received_at": self.received_at,
-        }
-
-
 Responder = Callable[[CapturedRequest], Reply | str]
-
-
-def mask_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """Lowercased headers with credential values masked (the scheme is kept)."""
-    masked: dict[str, str] = {}
-    for name, value in headers.items():
-        key = name.lower()
-        if not any(part in key for part in _SECRET_HEADER_PARTS):
-            masked[key] = value
-        elif key in _SCHEMED_HEADERS and " " in value:
-            # "Bearer ***" still tells whether (and how) a credential was sent.
-            masked[key] = f"{value.split(' ', 1)[0]} {MASK}"
-        else:
-            masked[key] = MASK
-    return masked
-
-
-def sse_event(event: Mapping[str, Any]) -> bytes:
-    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
-
-
-def assistant_message(item_id: str, text: str) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "role": "assistant",
-        "id": item_id,
-        "content": [{"type": "output_text", "text": text}],
-    }
-
-
-def text_deltas(item: dict[str, Any], pieces: int, output_index: int = 0) -> list[dict[str, Any]]:
-    """The item announced empty, then its text streamed in `pieces` deltas."""
-    text = "".join(part.get("text", "") for part in item.get("content", []))
-    size = max(1, -(-len(text) // pieces))
-    chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
-    announced = {**item, "content": []}
-    return [
-        {"type": "response.output_item.added", "output_index": output_index, "item": announced},
-        *(
-            {
-                "type": "response.output_text.delta",
-                "item_id": item.get("id"),
-                "output_index": output_index,
-                "content_index": 0,
-                "delta": chunk,
-            }
-            for chunk in chunks
-        ),
-    ]
-
-
-def response_events(
-    response_id: str,
-    items: list[dict[str, Any]],
-    input_tokens: int = 0,
-    output_tokens: int = 0,
-    deltas: int = 0,
-) -> list[dict[str, Any]]:
-    """The minimal event sequence codex needs to finish a model request."""
-    usage = {
-        "input_tokens": input_tokens,
-        "input_tokens_details": None,
-        "output_tokens": output_tokens,
-        "output_tokens_details": None,
-        "total_tokens": input_tokens + output_tokens,
-    }
-    return [
-        {"type": "response.created", "response": {"id": response_id}},
-        *(
-            event
-            for index, item in enumerate(items)
-            for event in [
-                *(
-                    text_deltas(item, deltas, index)
-                    if deltas and item.get("type") == "message"
-                    else []
-                ),
-                {"type": "response.output_item.done", "output_index": index, "item": item},
-            ]
-        ),
-        {"type": "response.completed", "response": {"id": response_id, "usage": usage}},
-    ]
-
-
-def _error_body(message: str) -> dict[str, Any]:
-    return {"error": {"message": message, "type": "wiretap_scripted_error", "code": None}}
 
 
 class Wiretap:
@@ -218,7 +87,7 @@ class Wiretap:
         compaction_output: list[dict[str, Any]] | None = None,
         compaction_status: int = 200,
     ) -> None:
-        self._replies: deque[Reply] = deque(_as_reply(r) for r in replies)
+        self._replies: deque[Reply] = deque(as_reply(r) for r in replies)
         self._responder = responder
         self.compaction_output = compaction_output
         self.compaction_status = compaction_status
@@ -234,6 +103,10 @@ class Wiretap:
         self._released = asyncio.Event()
         # The text each model request was answered with, by request index.
         self.answers: dict[int, str] = {}
+        # The request index each scripted function call was made in, by call id.
+        self.calls: dict[str, int] = {}
+        # Indices of requests whose stream the script dropped mid-body (End.DROPPED).
+        self.dropped: list[int] = []
 
     # -- lifecycle ------------------------------------------------------------
     async def __aenter__(self) -> Self:
@@ -283,12 +156,25 @@ class Wiretap:
 
     # -- script and captures --------------------------------------------------
     def queue_replies(self, *replies: Reply | str) -> None:
-        self._replies.extend(_as_reply(r) for r in replies)
+        self._replies.extend(as_reply(r) for r in replies)
 
     def release_held(self) -> None:
-        """Let every answer held `until_released` go on; later ones are held anew."""
+        """Let every answer held `until_released` go on; later ones are held anew.
+
+        A hold waits for a release after its request arrived, or, for a later hold of the
+        same stream, after the stream passed the hold before it."""
         self._released.set()
         self._released = asyncio.Event()
+
+    def call_output(self, call_id: str) -> str | None:
+        """The output codex sent back for the scripted function call `call_id`: from the
+        first model request after the call's own that carries it (None if none has)."""
+        made_in = self.calls.get(call_id, -1)
+        for request in self.model_requests():
+            outputs = request.call_outputs()
+            if request.index > made_in and call_id in outputs:
+                return outputs[call_id]
+        return None
 
     @property
     def requests(self) -> list[CapturedRequest]:
@@ -340,17 +226,20 @@ class Wiretap:
                 return web.json_response(
                     _error_body("scripted compaction error"), status=self.compaction_status
                 )
-            return await self._stream(
-                request, captured.index, self._compaction_items(captured), Reply()
-            )
+            items = self._compaction_items(captured)
+            events = response_events(self._next_response_id(), items)
+            return await self._stream(request, captured.index, [*events], released)
         if captured.is_model_request:
             reply = self._next_reply(captured)
             if reply.status != 200:
-                await self._hold(reply, released)
+                await self._hold(Hold(reply.delay_s, reply.until_released), released)
                 return web.json_response(_error_body(reply.error_message), status=reply.status)
-            self.answers[captured.index] = reply.text
-            item = assistant_message(f"msg_wiretap_{captured.index}", reply.text)
-            return await self._stream(request, captured.index, [item], reply, released)
+            self.answers[captured.index] = reply.message_text
+            stream = script_stream(reply, self._next_response_id(), captured.index)
+            self.calls.update(dict.fromkeys(stream.call_ids, captured.index))
+            return await self._stream(
+                request, captured.index, stream.steps, released, drop=stream.drop
+            )
         return web.json_response(
             {
                 "error": {
@@ -390,24 +279,28 @@ class Wiretap:
             self._arrived.notify_all()
         return captured
 
-    async def _hold(self, reply: Reply, released: asyncio.Event) -> None:
-        """Wait out a reply's delay; closing the wiretap, or releasing the held answers
-        for one held `until_released`, cuts it short."""
-        if reply.delay_s <= 0:
+    async def _hold(self, hold: Hold, released: asyncio.Event) -> None:
+        """Wait out a hold; closing the wiretap, or releasing the held answers for one
+        held `until_released`, cuts it short."""
+        if hold.deadline_s <= 0:
             return
-        events = [self._closing] + ([released] if reply.until_released else [])
+        events = [self._closing] + ([released] if hold.until_released else [])
         waits = [asyncio.ensure_future(event.wait()) for event in events]
         try:
-            await asyncio.wait(waits, timeout=reply.delay_s, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waits, timeout=hold.deadline_s, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for wait in waits:
                 wait.cancel()
+
+    def _next_response_id(self) -> str:
+        self._response_count += 1
+        return f"resp_{self._response_count}"
 
     def _next_reply(self, captured: CapturedRequest) -> Reply:
         if self._replies:
             return self._replies.popleft()
         if self._responder is not None:
-            return _as_reply(self._responder(captured))
+            return as_reply(self._responder(captured))
         return Reply(text=DEFAULT_REPLY_TEXT.format(index=captured.index))
 
     def _compaction_items(self, captured: CapturedRequest) -> list[dict[str, Any]]:
@@ -420,27 +313,28 @@ class Wiretap:
         self,
         request: web.Request,
         index: int,
-        items: list[dict[str, Any]],
-        reply: Reply,
-        released: asyncio.Event | None = None,
+        steps: list[dict[str, Any] | Hold],
+        released: asyncio.Event,
+        *,
+        drop: bool = False,
     ) -> web.StreamResponse:
-        self._response_count += 1
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
-        events = response_events(
-            f"resp_{self._response_count}",
-            items,
-            reply.input_tokens,
-            reply.output_tokens,
-            reply.deltas,
-        )
         try:
             await response.prepare(request)
-            for number, event in enumerate(events):
-                await response.write(sse_event(event))
-                if number == 0:  # response.created: the model has begun to answer
-                    await self._hold(reply, released or self._released)
+            for step in steps:
+                if isinstance(step, Hold):
+                    await self._hold(step, released)
+                    released = self._released  # a later hold waits for a later release
+                else:
+                    await response.write(sse_event(step))
+            if drop and request.transport is not None:
+                # What was written goes out, then the connection closes without the
+                # body's last chunk: the stream is cut as a network would cut it.
+                self.dropped.append(index)
+                request.transport.close()
+                return response
             await response.write_eof()
         except ConnectionResetError:
             # codex dropped the request before the answer was out (0.171 does this
@@ -449,9 +343,5 @@ class Wiretap:
         return response
 
 
-def _item_type(item: Any) -> Any:
-    return item.get("type") if isinstance(item, dict) else None
-
-
-def _as_reply(reply: Reply | str) -> Reply:
-    return Reply(text=reply) if isinstance(reply, str) else reply
+def _error_body(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "wiretap_scripted_error", "code": None}}

@@ -9,7 +9,8 @@ from typing import Any
 
 from codex_probe.harness.jsonrpc.errors import JsonRpcError, ServerError, TransportError
 from codex_probe.harness.jsonrpc.transcript import Transcript
-from codex_probe.rig.wiretap import CapturedRequest, Reply
+from codex_probe.rig.captures import CapturedRequest
+from codex_probe.rig.replies import Reply
 
 
 @dataclass

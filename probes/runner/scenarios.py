@@ -14,7 +14,7 @@ from codex_probe.harness.driver.params import text_input
 from codex_probe.probes.domain.reading import marker
 from codex_probe.probes.runner.steps import Scenario, ScenarioRun
 from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
-from codex_probe.rig.wiretap import Reply
+from codex_probe.rig.replies import Reply
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"

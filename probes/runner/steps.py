@@ -26,8 +26,9 @@ from codex_probe.harness.jsonrpc.errors import (
 from codex_probe.probes.domain.observation import Observation, ScenarioBroken, StepRecord
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.replies import Reply
 from codex_probe.rig.session import Session, needed, thread_of
-from codex_probe.rig.wiretap import Reply, Wiretap
+from codex_probe.rig.wiretap import Wiretap
 
 STEP_TIMEOUT = 60.0
 # How long an unsubscribed thread may take to close; releases that close it do so at once.

@@ -308,10 +308,14 @@ async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
     fake.tap.queue_replies(Reply(text="one two three", deltas=3))
-    turn = await fake.turn(client, thread_id, "hi")
+    await fake.turn(client, thread_id, "hi")
     deltas = [n.params for n in client.notifications if n.method == "item/agentMessage/delta"]
     assert "".join(d["delta"] for d in deltas) == "one two three"
     assert len(deltas) == 3
-    (message,) = [i for i in turn["items"] if i["type"] == "agentMessage"]
+    (message,) = [
+        n.params["item"]
+        for n in client.notifications
+        if n.method == "item/completed" and n.params["item"]["type"] == "agentMessage"
+    ]
     assert {d["itemId"] for d in deltas} == {message["id"]}
     assert message["id"].startswith("msg_") and message["text"] == "one two three"

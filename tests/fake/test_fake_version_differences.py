@@ -26,8 +26,14 @@ async def steer_into_a_slow_turn(fake: FakeProcesses, profile: str) -> list[str]
         "turn/steer",
         {"threadId": thread_id, "expectedTurnId": turn["id"], "input": text_input("STEER")},
     )
-    completed = await client.wait_for_notification("turn/completed", timeout=15)
-    agent_texts = [i["text"] for i in completed.params["turn"]["items"] if "text" in i]
+    await client.wait_for_notification("turn/completed", timeout=15)
+    # Every answer of the turn, as its item/completed says (turn/completed lists the last
+    # one on 0.171.0 and none on 0.120.0).
+    agent_texts = [
+        n.params["item"]["text"]
+        for n in client.notifications
+        if n.method == "item/completed" and n.params["item"]["type"] == "agentMessage"
+    ]
     last = [t for _, parts in texts(fake.last_input()) for t in parts]
     return [*last[-3:], "|", *agent_texts]
 

@@ -22,6 +22,7 @@ from codex_probe.fake_appserver.profile import (
     available_versions,
     load_profile,
 )
+from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES
 from codex_probe.harness.codex.install import Installation, install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
@@ -77,13 +78,27 @@ def fake_observations(
     )
 
 
+# What learn does not infer yet: the profile's `turns` section and its wire templates
+# (fake_appserver/turn_profile.py), measured by hand for the checked-in profiles. A learned
+# profile borrows them from the nearest checked-in one; they are compared once learn
+# infers them.
+NOT_LEARNED_YET = ("turns",)
+
+
 def without_evidence(document: Any) -> Any:
     """A profile document as data, less what may differ between two measurements."""
     data = msgspec.to_builtins(document)
     data.pop("measured")
+    for name in NOT_LEARNED_YET:
+        data.pop(name, None)
     for entry in data["behaviour"].values():
         entry.pop("evidence")
     return data
+
+
+def learned_templates(wire: Any) -> dict[str, Any]:
+    """The wire templates learn writes (the turn templates are not learned yet)."""
+    return {k: v for k, v in wire.templates.items() if k not in TURN_TEMPLATES}
 
 
 @pytest.mark.parametrize("version", available_versions())
@@ -205,7 +220,7 @@ def test_learning_the_real_release_reproduces_the_checked_in_profile(
     assert set(report["fidelity"].values()) == {"holds"}
     learned, checked_in = load_profile(path=tmp_path / f"{version}.json"), load_profile(version)
     assert without_evidence(learned.document) == without_evidence(checked_in.document)
-    assert learned.wire.templates == checked_in.wire.templates
+    assert learned_templates(learned.wire) == learned_templates(checked_in.wire)
     assert (PROFILES_DIR / f"wire-{version}.json").is_file()
 
 
