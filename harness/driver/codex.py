@@ -43,7 +43,7 @@ from codex_probe.harness.driver.refusals import (
     steer_refusal,
     thread_refusal,
 )
-from codex_probe.harness.driver.sandbox import sandbox_settings
+from codex_probe.harness.driver.sandbox import SandboxSettings, sandbox_settings
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.harness.jsonrpc.errors import ServerError, TransportError
 from codex_probe.harness.jsonrpc.framing import Notification
@@ -55,15 +55,26 @@ class CodexAppServerDriver:
     """One agent's driver over an initialized app-server client."""
 
     def __init__(
-        self, client: JsonRpcClient, *, request_timeout: float = DEFAULT_REQUEST_TIMEOUT
+        self,
+        client: JsonRpcClient,
+        *,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        sandbox: SandboxSettings | None = None,
     ) -> None:
         self.client = client
         self.request_timeout = request_timeout
         self.requests: list[SentRequest] = []  # everything this driver sent, in order
         self.inbox = ContinuationInbox()
         self._active_turns: dict[str, str] = {}  # thread id -> the turn we believe active
-        self._turn_sandbox_policy: dict[str, Any] | None = None
+        # The sandbox of the config being prepared, made once per prepare, or handed in
+        # once for every prepare (drive_once gives the settings it started the server with).
+        self._given_sandbox = sandbox
+        self._sandbox: SandboxSettings | None = sandbox
         self._recording: InitialThread | None = None
+
+    def _turn_policy(self) -> dict[str, Any] | None:
+        """turn/start's sandboxPolicy: the prepared config's (none before a prepare)."""
+        return None if self._sandbox is None else self._sandbox.turn_sandbox_policy
 
     # ----- requests ------------------------------------------------------------------
 
@@ -93,7 +104,7 @@ class CodexAppServerDriver:
 
     async def start_thread(self, config: StartConfig) -> str:
         """thread/start with the current instructions; the new thread's id."""
-        result = await self._request("thread/start", thread_start_params(config))
+        result = await self._request("thread/start", thread_start_params(config, self._sandbox))
         thread_id = _dig(result, "thread", "id")
         if not isinstance(thread_id, str) or not thread_id:
             raise UnexpectedAnswer(f"thread/start answered without a thread id: {result!r}")
@@ -101,7 +112,8 @@ class CodexAppServerDriver:
 
     async def resume_thread(self, config: StartConfig, thread_id: str) -> str | None:
         """thread/resume with the current instructions; the id of a turn still running."""
-        result = await self._request("thread/resume", thread_resume_params(config, thread_id))
+        params = thread_resume_params(config, thread_id, self._sandbox)
+        result = await self._request("thread/resume", params)
         turns = _dig(result, "thread", "turns")
         active = [
             turn["id"]
@@ -122,9 +134,9 @@ class CodexAppServerDriver:
         `fresh_prompt`. Raises PrepareFailed (carrying the record) on anything else.
         """
         # Before anything is sent: a bad permissionMode or workDir stops here.
-        self._turn_sandbox_policy = sandbox_settings(
+        self._sandbox = self._given_sandbox or sandbox_settings(
             config.permission_mode, config.work_dir
-        ).turn_sandbox_policy
+        )
         record = InitialThread(session_id=config.session_id.strip())
         self._recording = record
         try:
@@ -186,7 +198,7 @@ class CodexAppServerDriver:
             record.thread_id = await self.start_thread(config)
         except (ServerError, TransportError, UnexpectedAnswer) as error:
             raise _failed(record, error) from error
-        params = start_turn_params(config.fresh_prompt, record.thread_id, self._turn_sandbox_policy)
+        params = start_turn_params(config.fresh_prompt, record.thread_id, self._turn_policy())
         if params is None:
             record.delivery = _skipped(record.thread_id, config.fresh_prompt)
             return
@@ -217,7 +229,7 @@ class CodexAppServerDriver:
         if active is not None:
             steer = steer_turn_params(text, thread_id, active)
             return TurnRequest("turn/steer", steer) if steer is not None else None
-        start = start_turn_params(text, thread_id, self._turn_sandbox_policy)
+        start = start_turn_params(text, thread_id, self._turn_policy())
         return TurnRequest("turn/start", start) if start is not None else None
 
     def encode_stdin_message(self, thread_id: str, body: str) -> TurnRequest | None:
@@ -253,7 +265,7 @@ class CodexAppServerDriver:
                 # The turn ended between our look and the steer. The steer was refused,
                 # so the body is in no turn yet: start one with it, once.
                 self._active_turns.pop(thread_id, None)
-                params = start_turn_params(body, thread_id, self._turn_sandbox_policy)
+                params = start_turn_params(body, thread_id, self._turn_policy())
                 assert params is not None  # the steer had the same non-empty body
                 return await self._start_turn(thread_id, body, params)
             if refusal is SteerRefusal.OTHER_TURN_ACTIVE and other_active_turn(error):
@@ -305,7 +317,7 @@ class CodexAppServerDriver:
         if not held:
             return []
         first, *later = held
-        params = start_turn_params(first.body, thread_id, self._turn_sandbox_policy)
+        params = start_turn_params(first.body, thread_id, self._turn_policy())
         assert params is not None  # only steered bodies are held, and those are never empty
         params["input"] += [item for message in later for item in text_input(message.body)]
         try:

@@ -119,7 +119,7 @@ async def drive_once(
     )
     stopped: SettleFailed | None = None
     async with client:
-        driver = CodexAppServerDriver(client, request_timeout=request_timeout)
+        driver = CodexAppServerDriver(client, request_timeout=request_timeout, sandbox=settings)
         initial = await driver.prepare_initial_thread(config)
         try:
             completed, later = await settle(driver, initial.thread_id, timeout=turn_timeout)

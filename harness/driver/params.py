@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.dispatcher import StartConfig
-from codex_probe.harness.driver.sandbox import APPROVAL_POLICY, sandbox_settings
+from codex_probe.harness.driver.sandbox import (
+    APPROVAL_POLICY,
+    SandboxSettings,
+    sandbox_settings,
+)
 
 
 @dataclass(frozen=True)
@@ -24,14 +28,17 @@ def text_input(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
 
-def thread_start_params(config: StartConfig) -> dict[str, Any]:
+def thread_start_params(
+    config: StartConfig, sandbox: SandboxSettings | None = None
+) -> dict[str, Any]:
     """thread/start (spec 4.6 startThread).
 
     Each instruction field is sent only when it has non-whitespace content: an empty
     `baseInstructions` is not "no override" upstream, so omitting it is the only way
-    to ask for the default. What an empty string does is left to the probes.
+    to ask for the default. What an empty string does is left to the probes. `sandbox`:
+    the settings the caller already made of the config's permission mode.
     """
-    settings = sandbox_settings(config.permission_mode, config.work_dir)
+    settings = sandbox or sandbox_settings(config.permission_mode, config.work_dir)
     params: dict[str, Any] = {}
     if config.work_dir.strip():
         params["cwd"] = config.work_dir
@@ -46,13 +53,15 @@ def thread_start_params(config: StartConfig) -> dict[str, Any]:
     return params
 
 
-def thread_resume_params(config: StartConfig, thread_id: str) -> dict[str, Any]:
+def thread_resume_params(
+    config: StartConfig, thread_id: str, sandbox: SandboxSettings | None = None
+) -> dict[str, Any]:
     """thread/resume (spec 4.6 resumeThread): always the current instruction strings.
 
     Empty ones included, as the spec's clearing semantics say; upstream may ignore them
     (spec 5.3), which is why instruction changes go through the fingerprint policy.
     """
-    settings = sandbox_settings(config.permission_mode, config.work_dir)
+    settings = sandbox or sandbox_settings(config.permission_mode, config.work_dir)
     params: dict[str, Any] = {
         "threadId": thread_id,
         "sandbox": settings.thread_sandbox,

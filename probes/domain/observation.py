@@ -76,8 +76,9 @@ class Observation:
         ]
 
     def to_record(self, failure: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The observation as plain JSON, the form every reading reads
-        (probes/domain/reading.py), with both directions of the transcript."""
+        """The observation as plain JSON, the form every reader reads (probes/domain/
+        reading.py), with both directions of the transcript, the thread ids by label and
+        the text the wiretap answered each model request with."""
         entries = self.transcript.entries
         return {
             "steps": [
@@ -102,6 +103,8 @@ class Observation:
                 if entry.direction == "recv" and isinstance(entry.message, dict)
             ],
             "transcript": [[entry.direction, entry.message] for entry in entries],
+            "threads": dict(self.threads),
+            "answers": {str(index): text for index, text in self.answers.items()},
             "failure": failure,
         }
 

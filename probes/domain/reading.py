@@ -12,7 +12,8 @@ bundle's replay:
                 "model_requests": [request index, ...], "transcript_span"?: [start, end]}],
      "model_requests": [{"index", "method", "path", "body"}],
      "received": [every message codex sent, in order],
-     "transcript"?: [[direction, message], ...] (both ways; codex-probe's records only),
+     "transcript"?: [[direction, message], ...] (both ways), "threads"?: {label: id},
+     "answers"?: {request index: the wiretap's answer text} (codex-probe's records only),
      "failure": null or {"step", "kind", "detail"}}
 
 An expression is {operation: argument} (the operations are `Reading.OPERATIONS`; their
@@ -188,10 +189,15 @@ class View:
             self.by_label.setdefault(step["label"], step)
         self.requests = {request["index"]: request for request in record["model_requests"]}
         self.received: list[Any] = [m for m in record["received"] if isinstance(m, dict)]
-        # Both directions with each step's span: codex-probe's records only.
+        # Both directions with each step's span, the thread ids by label, the text the
+        # wiretap answered each model request with: codex-probe's records only.
         self.transcript: list[tuple[str, Any]] = [
             (str(direction), message) for direction, message in record.get("transcript") or []
         ]
+        self.threads: dict[str, str] = dict(record.get("threads") or {})
+        self.answers: dict[int, str] = {
+            int(index): text for index, text in (record.get("answers") or {}).items()
+        }
 
     def step(self, label: str) -> dict[str, Any]:
         if label not in self.by_label:

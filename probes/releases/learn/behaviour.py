@@ -336,7 +336,7 @@ def compaction(seen: Observed) -> Inferred[Compaction]:
 def unsubscribe(seen: Observed) -> Inferred[Unsubscribe]:
     field = "behaviour.unsubscribe"
     step = seen.step("resume-unsubscribed", "unsubscribe", field)
-    result: dict[str, Any] = step.result or {}
+    result: dict[str, Any] = step["result"] or {}
     if result.get("unloaded"):
         return Inferred(
             Unsubscribe.CLOSES_THREAD,

@@ -67,7 +67,7 @@ def _thread_id(seen: Observed) -> str:
 
 
 def _active_turn(seen: Observed) -> str:
-    begun = seen.step("errors", "turn-2", "errors.wrong_active_turn").result or {}
+    begun = seen.step("errors", "turn-2", "errors.wrong_active_turn")["result"] or {}
     return str(begun.get("turn", {}).get("id", ""))
 
 
@@ -78,7 +78,7 @@ def _never_turned_thread_id(seen: Observed) -> str:
 def _no_active_turn_to_interrupt(seen: Observed) -> ErrorAnswer | None:
     """The refusal of an interrupt without a turn; None where codex leaves it unanswered."""
     idle = seen.step("errors", "interrupt-idle", "errors.no_active_turn_to_interrupt")
-    if idle.error is None and idle.unanswered_within is not None:
+    if idle["error"] is None and idle["unanswered_within"] is not None:
         return None
     return _template(seen, "errors", "interrupt-idle", "no_active_turn_to_interrupt", {})
 

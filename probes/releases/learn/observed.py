@@ -12,8 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from codex_probe.probes.domain.observation import Observation, StepRecord
-from codex_probe.probes.domain.reading import Place, label_text, locate, normalized_request
+from codex_probe.probes.domain.observation import Observation
+from codex_probe.probes.domain.reading import (
+    Place,
+    View,
+    label_text,
+    locate,
+    normalized_request,
+)
 
 T = TypeVar("T")
 
@@ -113,34 +119,35 @@ class Request:
 
 
 class Observed:
-    """The real observations of one release, by scenario name."""
+    """The real observations of one release, by scenario name, each read through the one
+    view of a recorded run (probes/domain/reading.py)."""
 
     def __init__(self, observations: Mapping[str, Observation]) -> None:
-        self.observations = observations
+        self.views = {name: View(obs.to_record()) for name, obs in observations.items()}
 
-    def observation(self, scenario: str, field: str) -> Observation:
-        found = self.observations.get(scenario)
+    def observation(self, scenario: str, field: str) -> View:
+        found = self.views.get(scenario)
         if found is None:
             raise Inexpressible(
                 Gap(field, scenario, "-", "the scenario gave no observation", "a measurement")
             )
         return found
 
-    def step(self, scenario: str, label: str, field: str) -> StepRecord:
-        observation = self.observation(scenario, field)
-        for step in observation.steps:
-            if step.label == label:
-                return step
-        raise Inexpressible(Gap(field, scenario, label, "the step did not run", "a measurement"))
+    def step(self, scenario: str, label: str, field: str) -> dict[str, Any]:
+        view = self.observation(scenario, field)
+        if label not in view.by_label:
+            raise Inexpressible(
+                Gap(field, scenario, label, "the step did not run", "a measurement")
+            )
+        return view.by_label[label]
 
     def requests(self, scenario: str, label: str, field: str) -> list[Request]:
-        observation = self.observation(scenario, field)
-        step = self.step(scenario, label, field)
-        by_index = {r.index: r for r in observation.requests}
+        view = self.observation(scenario, field)
+        self.step(scenario, label, field)
         return [
-            Request(scenario, label, i, by_index[i].path, by_index[i].body)
-            for i in step.requests
-            if isinstance(by_index[i].body, dict)
+            Request(scenario, label, int(r["index"]), str(r.get("path", "")), r["body"])
+            for r in view.requests_of(label)
+            if isinstance(r.get("body"), dict)
         ]
 
     def request(self, scenario: str, label: str, field: str, index: int = -1) -> Request:
@@ -153,30 +160,29 @@ class Observed:
 
     def error(self, scenario: str, label: str, field: str) -> dict[str, Any]:
         step = self.step(scenario, label, field)
-        if step.error is None:
+        if step["error"] is None:
             raise Inexpressible(
                 Gap(
                     field,
                     scenario,
                     label,
-                    f"the request was answered, not refused: {step.result!r}"[:300],
+                    f"the request was answered, not refused: {step['result']!r}"[:300],
                     "a profile value for a request codex accepts",
                 )
             )
-        return step.error
+        error: dict[str, Any] = step["error"]
+        return error
 
     def answered_during(self, scenario: str, label: str, field: str) -> str | None:
         """The step during which the request of step `label` got its answer at last (for a
         request left unanswered within its step), or None if it never did."""
-        observation = self.observation(scenario, field)
-        step = self.step(scenario, label, field)
-        entries = observation.transcript.entries
-        first, end = step.transcript_span
-        sent = [e.message for e in entries[first:end] if e.direction == "send"]
+        view = self.observation(scenario, field)
+        first, end = self.step(scenario, label, field).get("transcript_span") or (0, 0)
+        sent = [m for d, m in view.transcript[first:end] if d == "send"]
         if not sent or not isinstance(sent[0], dict):
             return None
-        for index in range(end, len(entries)):
-            direction, message = entries[index].direction, entries[index].message
+        for index in range(end, len(view.transcript)):
+            direction, message = view.transcript[index]
             if not isinstance(message, dict):
                 continue
             if direction == "send" and message.get("method") == "initialize":
@@ -187,49 +193,41 @@ class Observed:
                 and message.get("id") == sent[0].get("id")
             ):
                 during = (
-                    s.label
-                    for s in observation.steps
-                    if s.transcript_span[0] <= index < s.transcript_span[1]
+                    s["label"]
+                    for s in view.steps
+                    if s["transcript_span"][0] <= index < s["transcript_span"][1]
                 )
                 return next(during, "between steps")
         return None
 
     def turn_ids_started(self, scenario: str, field: str) -> list[str]:
         """The id of every turn the scenario saw a turn/started for, in order."""
-        observation = self.observation(scenario, field)
         return [
-            str(entry.message["params"]["turn"]["id"])
-            for entry in observation.transcript.entries
-            if entry.direction == "recv"
-            and isinstance(entry.message, dict)
-            and entry.message.get("method") == "turn/started"
+            str(message["params"]["turn"]["id"])
+            for message in self.observation(scenario, field).received
+            if message.get("method") == "turn/started"
         ]
 
     def statuses_from(self, scenario: str, label: str, field: str) -> list[str]:
         """The thread statuses notified from step `label` until the next step began, a
         status repeated back to back once (as the observation's normalization counts it)."""
-        observation = self.observation(scenario, field)
-        step = self.step(scenario, label, field)
-        later = [s.transcript_span[0] for s in observation.steps if s.transcript_span[0] > 0]
-        start = step.transcript_span[0]
+        view = self.observation(scenario, field)
+        start = (self.step(scenario, label, field).get("transcript_span") or (0, 0))[0]
+        later = [s["transcript_span"][0] for s in view.steps if s["transcript_span"][0] > 0]
         end = min((begin for begin in later if begin > start), default=None)
         statuses = [
-            str(entry.message["params"]["status"]["type"])
-            for entry in observation.transcript.entries[start:end]
-            if entry.direction == "recv"
-            and isinstance(entry.message, dict)
-            and entry.message.get("method") == "thread/status/changed"
+            str(message["params"]["status"]["type"])
+            for direction, message in view.transcript[start:end]
+            if direction == "recv"
+            and isinstance(message, dict)
+            and message.get("method") == "thread/status/changed"
         ]
         return [s for i, s in enumerate(statuses) if i == 0 or statuses[i - 1] != s]
 
     def notifications(self, scenario: str, field: str) -> list[str]:
         """The methods of every notification the scenario received, in order."""
-        observation = self.observation(scenario, field)
         return [
-            str(entry.message.get("method"))
-            for entry in observation.transcript.entries
-            if entry.direction == "recv"
-            and isinstance(entry.message, dict)
-            and "method" in entry.message
-            and "id" not in entry.message
+            str(message.get("method"))
+            for message in self.observation(scenario, field).received
+            if "method" in message and "id" not in message
         ]

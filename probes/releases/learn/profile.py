@@ -174,7 +174,7 @@ def learn_profile(
     }
     errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
     wire, wire_gaps = wire_document(
-        version, {name: obs.transcript for name, obs in observations.items()}
+        version, {name: view.transcript for name, view in seen.views.items()}
     )
     gaps += wire_gaps
     for gap in wire_gaps:  # keep the fake runnable; the gap says which template is borrowed

@@ -22,18 +22,18 @@ def _answered_turn(result: Any) -> str:
 def turn_start_while_active(seen: Observed) -> Inferred[TurnStartWhileActive]:
     field = "behaviour.turn_start_while_active"
     busy = seen.step("errors", "turn-start-busy", field)
-    if busy.error is not None:
+    if busy["error"] is not None:
         raise Inexpressible(
             Gap(
                 field,
                 "errors",
                 "turn-start-busy",
-                f"refused: {busy.error['code']}: {busy.error['message']}",
+                f"refused: {busy['error']['code']}: {busy['error']['message']}",
                 "a TurnStartWhileActive value for a refusal",
             )
         )
-    active = _answered_turn(seen.step("errors", "turn-3", field).result)
-    answered = _answered_turn(busy.result)
+    active = _answered_turn(seen.step("errors", "turn-3", field)["result"])
+    answered = _answered_turn(busy["result"])
     joined = bool(seen.request("errors", "turn-3-done", field).locate("USER-BUSY"))
     second_turn = answered != active and answered in seen.turn_ids_started("errors", field)
     if not answered or not joined or second_turn:
@@ -64,18 +64,18 @@ def turn_start_while_active(seen: Observed) -> Inferred[TurnStartWhileActive]:
 def interrupt_without_turn(seen: Observed) -> Inferred[InterruptWithoutTurn]:
     field = "behaviour.interrupt_without_turn"
     idle = seen.step("errors", "interrupt-idle", field)
-    if idle.error is not None:
+    if idle["error"] is not None:
         return Inferred(
             InterruptWithoutTurn.REFUSED,
-            f"errors interrupt-idle: refused {idle.error['code']}: {idle.error['message']}",
+            f"errors interrupt-idle: refused {idle['error']['code']}: {idle['error']['message']}",
         )
-    if idle.unanswered_within is None:
+    if idle["unanswered_within"] is None:
         raise Inexpressible(
             Gap(
                 field,
                 "errors",
                 "interrupt-idle",
-                f"answered {idle.result!r}"[:300],
+                f"answered {idle['result']!r}"[:300],
                 "an InterruptWithoutTurn value for an interrupt answered without a turn",
             )
         )
@@ -87,12 +87,12 @@ def interrupt_without_turn(seen: Observed) -> Inferred[InterruptWithoutTurn]:
                 field,
                 "errors",
                 "interrupt-idle",
-                f"no answer within {idle.unanswered_within:g}s; answered {where}",
+                f"no answer within {idle['unanswered_within']:g}s; answered {where}",
                 "an InterruptWithoutTurn value for this silence",
             )
         )
     return Inferred(
         InterruptWithoutTurn.HELD_UNTIL_A_TURN_IS_INTERRUPTED,
-        f"errors interrupt-idle: no answer within {idle.unanswered_within:g}s; answered "
+        f"errors interrupt-idle: no answer within {idle['unanswered_within']:g}s; answered "
         "when interrupt-turn interrupted turn-4",
     )

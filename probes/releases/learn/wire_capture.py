@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from codex_probe.fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
-from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.releases.learn.observed import Gap
 
 # (template name, method whose response holds it)
@@ -57,21 +56,21 @@ def mask(value: Any, key: str = "") -> Any:
     return value
 
 
-def capture(transcripts: Iterable[Transcript]) -> dict[str, Any]:
-    """The first real example of each template, over the transcripts in order."""
+def capture(transcripts: Iterable[list[tuple[str, Any]]]) -> dict[str, Any]:
+    """The first real example of each template, over the transcripts ((direction, message)
+    pairs, as the view of a record holds them) in order."""
     templates: dict[str, Any] = {}
     for transcript in transcripts:
         methods_by_id: dict[Any, str] = {}
-        for entry in transcript.entries:
-            message = entry.message
+        for direction, message in transcript:
             if not isinstance(message, dict):
                 continue
-            if entry.direction == "send" and "method" in message and "id" in message:
+            if direction == "send" and "method" in message and "id" in message:
                 if message["method"] == "initialize":
                     methods_by_id = {}  # a new process: request ids start again
                 methods_by_id[message["id"]] = message["method"]
                 continue
-            if entry.direction != "recv":
+            if direction != "recv":
                 continue
             if "result" in message and "id" in message:
                 method = methods_by_id.get(message["id"])
@@ -112,7 +111,9 @@ def _notification(message: dict[str, Any], templates: dict[str, Any]) -> None:
     templates.setdefault("notifications_carry_emitted_at_ms", "emittedAtMs" in message)
 
 
-def wire_document(version: str, scenarios: dict[str, Transcript]) -> tuple[WireDocument, list[Gap]]:
+def wire_document(
+    version: str, scenarios: dict[str, list[tuple[str, Any]]]
+) -> tuple[WireDocument, list[Gap]]:
     """The wire file of a learned profile, and a gap per template no scenario showed."""
     templates = capture(scenarios.values())
     gaps = [

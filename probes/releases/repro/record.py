@@ -123,9 +123,11 @@ def config(observation: Observation) -> dict[str, Any]:
 
 def record(observation: Observation, failure: dict[str, Any] | None = None) -> dict[str, Any]:
     """The run as reproduce.py records its own: steps, model requests, messages received
-    (the transcript's other direction and the steps' spans in it stay with codex-probe)."""
+    (the transcript's other direction, the steps' spans in it, the thread ids and the
+    wiretap's answers stay with codex-probe)."""
     recorded = observation.to_record(failure)
-    del recorded["transcript"]
+    for codex_probe_only in ("transcript", "threads", "answers"):
+        del recorded[codex_probe_only]
     for step in recorded["steps"]:
         del step["transcript_span"]
     return recorded
