@@ -18,7 +18,16 @@ from pathlib import Path
 
 SCRIPT_DIR = Path(__file__).resolve().parent / "script"
 # Dependency order: a module comes after every module whose names it uses.
-MODULES = ("outcomes", "bundled", "mock_provider", "app_server", "sealing", "replay", "main")
+MODULES = (
+    "outcomes",
+    "bundled",
+    "bundle_files",
+    "mock_provider",
+    "app_server",
+    "sealing",
+    "replay",
+    "main",
+)
 PACKAGE = "codex_probe.probes.releases.repro.script"
 
 

@@ -133,7 +133,33 @@ async def test_a_bundle_exits_2_when_its_files_cannot_be_read(
 ) -> None:
     fake = make_backend("fake", DEFAULT_CODEX_VERSION)
     _, folder = await bundled(fake, "start-applies-instructions", tmp_path / "bundle", tmp_path)
-    (folder / "requests.jsonl").write_text("{not json\n")
+    (folder / "finding.json").unlink()
     run = run_bundle(folder, fake.binary)
     assert run.exit_code == 2
-    assert "the bundle in" in run.stderr and "cannot be read" in run.stderr
+    assert f"{folder / 'finding.json'}: cannot be read" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("{}", "'step' must be one of"),
+        ("[1, 2, 3]", "expected a step object, got list"),
+        ('"a string"', "expected a step object, got str"),
+        ('{"label": "turn-1"}', "'step' must be one of"),
+        ('{"step": "turn", "label": "turn-1"}', "a turn step needs its 'request'"),
+        ("{not json", "not JSON"),
+    ],
+)
+async def test_a_damaged_requests_line_is_one_line_naming_the_file_and_line_and_exit_2(
+    tmp_path: Path, default_codex: Installation, line: str, says: str
+) -> None:
+    fake = make_backend("fake", DEFAULT_CODEX_VERSION)
+    _, folder = await bundled(fake, "start-applies-instructions", tmp_path / "bundle", tmp_path)
+    requests = folder / "requests.jsonl"
+    lines = requests.read_text().splitlines()
+    lines[1] = line
+    requests.write_text("\n".join(lines) + "\n")
+    run = run_bundle(folder, fake.binary)
+    assert run.exit_code == 2, run.stderr
+    assert run.stderr.strip().count("\n") == 0, run.stderr  # one line, no traceback
+    assert f"{requests}:2: " in run.stderr and says in run.stderr, run.stderr

@@ -39,6 +39,7 @@ from types import ModuleType
 from typing import Any
 
 from codex_probe.probes.releases.repro.script.app_server import version_of
+from codex_probe.probes.releases.repro.script.bundle_files import Bundle
 from codex_probe.probes.releases.repro.script.bundled import load_bundled
 from codex_probe.probes.releases.repro.script.outcomes import (
     COULD_NOT_RUN,
@@ -46,7 +47,7 @@ from codex_probe.probes.releases.repro.script.outcomes import (
     REPRODUCED,
     CouldNotRun,
 )
-from codex_probe.probes.releases.repro.script.replay import Bundle, Replay
+from codex_probe.probes.releases.repro.script.replay import Replay
 from codex_probe.probes.releases.repro.script.sealing import sealing_line
 
 STEP_TIMEOUT_S = 60.0

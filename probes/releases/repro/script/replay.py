@@ -1,16 +1,15 @@
-"""The bundle's files, and the replay of its steps on a fresh codex home, recorded as
-codex-probe records a scenario: each step's answer (or refusal, or silence) and the model
-requests it caused."""
+"""The replay of a bundle's steps on a fresh codex home, recorded as codex-probe records a
+scenario: each step's answer (or refusal, or silence) and the model requests it caused."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 from codex_probe.probes.releases.repro.script.app_server import AppServer, thread_of
+from codex_probe.probes.releases.repro.script.bundle_files import Bundle
 from codex_probe.probes.releases.repro.script.mock_provider import MockProvider
 from codex_probe.probes.releases.repro.script.outcomes import (
     NO_ANSWER,
@@ -196,30 +195,3 @@ class Replay:
         if name not in self.names:
             raise CouldNotRun(f"requests.jsonl uses {{{{{name}}}}} before an answer named it")
         return self.names[name]
-
-
-class Bundle:
-    """The files beside this script."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        try:
-            self.finding: dict[str, Any] = json.loads(_text(folder / "finding.json"))
-            self.steps = [json.loads(line) for line in _lines(folder / "requests.jsonl")]
-            self.replies: dict[str, list[dict[str, Any]]] = {}
-            for line in _lines(folder / "replies.jsonl"):
-                reply = json.loads(line)
-                self.replies.setdefault(reply["step"], []).append(reply)
-            self.config = _text(folder / "config.toml")
-            self.recorded: dict[str, Any] = json.loads(_text(folder / "observation.json"))
-            self.recorded_outcome: dict[str, Any] = self.recorded["outcome"]
-        except (OSError, ValueError, KeyError) as error:
-            raise CouldNotRun(f"the bundle in {folder} cannot be read: {error!r}") from None
-
-
-def _text(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
-def _lines(path: Path) -> list[str]:
-    return [line for line in _text(path).splitlines() if line.strip()]
