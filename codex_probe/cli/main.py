@@ -16,6 +16,7 @@ from importlib import import_module
 
 from codex_probe.cli.commands.failures import CommandFailed
 from codex_probe.harness.command_line import OneLineErrorParser
+from codex_probe.harness.interrupts import Interrupted, interruptible
 
 # Order here is the order of `codex-probe --help`.
 COMMAND_MODULES = (
@@ -65,19 +66,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     A command that raises CommandFailed ends with its one-line message on stderr and
     its exit code.
 
+    Ctrl-C, SIGTERM and SIGHUP end a command with one line and 128 + the signal's number
+    (harness/interrupts.py); a command that has more to say (probe, history) says it.
+
     A reader that stops reading (`codex-probe compile | head`) ends the command quietly
     with CLOSED_STDOUT, as SIGPIPE ends other commands, instead of a BrokenPipeError
     traceback: the rest of the output goes to /dev/null (Python's SIGPIPE advice).
     """
+    words = sys.argv[1:] if argv is None else argv
     try:
-        words = sys.argv[1:] if argv is None else argv
-        args = build_parser(words).parse_args(words)
-        try:
-            exit_code: int = args.handler(args)
-        except CommandFailed as failure:
-            print(f"codex-probe {args.command}: {failure}", file=sys.stderr)
-            exit_code = failure.exit_code
+        with interruptible():
+            args = build_parser(words).parse_args(words)
+            try:
+                exit_code: int = args.handler(args)
+            except CommandFailed as failure:
+                print(f"codex-probe {args.command}: {failure}", file=sys.stderr)
+                exit_code = failure.exit_code
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except Interrupted as interrupted:
+        # Ctrl-C, SIGTERM or SIGHUP where the command does not say more itself (while its
+        # modules load, say): one line, no traceback; the `finally`s have cleaned up.
+        command = f" {words[0]}" if words and not words[0].startswith("-") else ""
+        print(f"codex-probe{command}: interrupted ({interrupted})", file=sys.stderr)
+        return interrupted.exit_code
     except BrokenPipeError:
         if not _stdout_closed():
             raise  # another pipe (a server's stdin, say): a fault, not a reader gone

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from codex_probe.rig.baseline import GateKeys, load_entries
 
-ACCEPTABLE_VERDICTS = ("changed", "broken")
+ACCEPTABLE_VERDICTS = ("changed", "broken", "unsupported")
 KEYS = GateKeys(defaults={"verdict": "changed"}, choices={"verdict": ACCEPTABLE_VERDICTS})
 
 

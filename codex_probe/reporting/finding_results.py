@@ -20,6 +20,7 @@ STATUS: dict[Verdict, Status] = {
     Verdict.HOLDS: "passed",
     Verdict.CHANGED: "failed",
     Verdict.BROKEN: "broken",
+    Verdict.UNSUPPORTED: "skipped",  # nothing of the release's to judge
 }
 
 
@@ -65,7 +66,9 @@ def write_finding_result(
 def _message(finding: Finding) -> str:
     if finding.verdict is Verdict.CHANGED:
         return f"{finding.summary}\nReproduce with: {finding.reproduce}"
-    return finding.summary if finding.verdict is Verdict.BROKEN else ""
+    if finding.verdict in (Verdict.BROKEN, Verdict.UNSUPPORTED):
+        return finding.summary
+    return ""
 
 
 def _observation(outcome: ScenarioOutcome | None) -> list[Attachment]:

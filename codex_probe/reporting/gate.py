@@ -140,6 +140,9 @@ def _not_holding(finding: Finding, strict: bool) -> Reason:
     gated = finding.required or strict
     if finding.verdict == "changed":
         code, what = FAIL, "assumption changed upstream"
+    elif finding.verdict == "unsupported":
+        # The release cannot even run what the design relies on: a change, not a doubt.
+        code, what = FAIL, "unsupported by this release (it lacks a method the design uses)"
     else:
         code, what = NO_VERDICT, "the probe could not give a verdict (broken)"
     suffix = "" if gated else "; informative, gated only with --strict"

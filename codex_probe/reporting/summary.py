@@ -17,8 +17,18 @@ from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.tally import is_fidelity, tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 
-CELL = {"holds": "✅ holds", "changed": "❌ changed", "broken": "⚠️ broken"}
-FIDELITY_CELL = {"holds": "✅ same", "changed": "❌ differs", "broken": "⚠️ broken"}
+CELL = {
+    "holds": "✅ holds",
+    "changed": "❌ changed",
+    "broken": "⚠️ broken",
+    "unsupported": "🚫 n/a (unsupported)",
+}
+FIDELITY_CELL = {
+    "holds": "✅ same",
+    "changed": "❌ differs",
+    "broken": "⚠️ broken",
+    "unsupported": "🚫 n/a (unsupported)",
+}
 NO_VERDICT = "— no verdict"
 FAKE_DIVERGES = " · fake ≠ real"
 # Observed/expected values longer than this are cut here; the Allure report and

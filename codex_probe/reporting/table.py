@@ -12,11 +12,12 @@ from codex_probe.probes.domain.tally import FIDELITY_WORDS, is_fidelity, tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
-CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN"}
+CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN", "unsupported": "n/a"}
 # The fake's verdicts in fidelity words (probes.tally), a difference in capitals.
-FIDELITY_CELL = {"holds": FIDELITY_WORDS["holds"]} | {
-    verdict: FIDELITY_WORDS[verdict].upper() for verdict in ("changed", "broken")
-}
+FIDELITY_CELL = (
+    {"holds": FIDELITY_WORDS["holds"], "unsupported": "n/a"}
+    | {verdict: FIDELITY_WORDS[verdict].upper() for verdict in ("changed", "broken")}
+)
 NO_VERDICT = "-"
 ORDER = {
     **{assumption.id: index for index, assumption in enumerate(ASSUMPTIONS)},
@@ -97,6 +98,12 @@ def closing_lines(report: VerdictReport) -> list[str]:
             "A changed assumption is what codex does, not a failure of this run: it is reported "
             "(summary.md, the Allure report), and `codex-probe gate` says whether it blocks a "
             "release."
+        )
+    unsupported = [f for f in every if f.verdict.value == "unsupported"]
+    if unsupported:
+        lines.append(
+            f"{len(unsupported)} finding(s) are n/a: the release lacks a method their scenario "
+            "needs (its own schema says so), so there is nothing to judge."
         )
     broken = [f for f in every if f.verdict.value == "broken"]
     if broken:

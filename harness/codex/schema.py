@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from codex_probe.harness.codex.cache import install_once
@@ -24,6 +25,17 @@ def ensure_schema(installation: Installation) -> Path:
             )
 
     return install_once(installation.root, installation.schema_dir.name, generate, Path(UNION_FILE))
+
+
+def client_methods(schema_dir: Path) -> set[str]:
+    """Every method a client may request of this release, as its generated schema lists."""
+    document = json.loads((schema_dir / UNION_FILE).read_text(encoding="utf-8"))
+    variants = document.get("oneOf") or document.get("anyOf") or []
+    return {
+        method
+        for variant in variants
+        for method in ((variant.get("properties") or {}).get("method") or {}).get("enum") or []
+    }
 
 
 def schema_hash(schema_dir: Path) -> str:

@@ -79,13 +79,15 @@ def end_process_group(process: subprocess.Popen[Any], *, grace: float) -> None:
     signal_group(process.pid, signal.SIGKILL)
 
 
-def _kill_live_groups() -> None:
+def kill_live_groups() -> None:
+    """SIGKILL every app-server process group still alive: at exit, or when a second Ctrl-C
+    asks for the end at once (harness/interrupts.py)."""
     for pgid in list(_live_groups):
         signal_group(pgid, signal.SIGKILL)
     _live_groups.clear()
 
 
-atexit.register(_kill_live_groups)
+atexit.register(kill_live_groups)
 
 
 # Called with each piece of stdout as it arrives, in order.

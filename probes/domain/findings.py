@@ -14,6 +14,9 @@ class Verdict(StrEnum):
     HOLDS = "holds"  # upstream behaves as the design assumes
     CHANGED = "changed"  # upstream behaves otherwise: the evidence says how
     BROKEN = "broken"  # the probe could not measure (backend or harness failed)
+    # The release's own schema lacks a method the scenario needs: nothing to judge, and no
+    # failure of the harness either.
+    UNSUPPORTED = "unsupported"
 
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
@@ -21,6 +24,7 @@ VERDICTS = tuple(verdict.value for verdict in Verdict)
 CHANGED_PREFIX = "assumption changed upstream:"
 BROKEN_PREFIX = "harness broken:"
 FIDELITY_PREFIX = "fake diverges from real:"
+UNSUPPORTED_PREFIX = "unsupported by this release:"
 # Findings of the fake-vs-real comparison are named after their scenario with this prefix.
 FIDELITY_ID_PREFIX = "fake-fidelity-"
 # The spec section of a fidelity finding, which is about our fake, not the design.

@@ -23,6 +23,7 @@ from codex_probe.probes.domain.findings import (
     FAKE_SECTION,
     FIDELITY_ID_PREFIX,
     FIDELITY_PREFIX,
+    UNSUPPORTED_PREFIX,
     Fidelity,
     Finding,
     Verdict,
@@ -53,6 +54,11 @@ def judge_assumption(
         fidelity=fidelity,
     )
     observation = outcome.observation
+    if outcome.unsupported is not None:
+        finding.verdict = Verdict.UNSUPPORTED
+        finding.evidence = [outcome.unsupported]
+        finding.summary = f"{UNSUPPORTED_PREFIX} {outcome.unsupported}"
+        return finding
     if observation is None:
         broken = outcome.broken
         finding.evidence = [outcome.failure()] + ([broken.stderr_tail] if broken else [])
@@ -107,6 +113,11 @@ def judge_fidelity(
         {"fake_matches_real": True},
         reproduce=reproduce(version, finding_id),
     )
+    if real.unsupported is not None:  # nothing of the release's to imitate
+        finding.verdict = Verdict.UNSUPPORTED
+        finding.evidence = [real.unsupported]
+        finding.summary = f"{UNSUPPORTED_PREFIX} {real.unsupported}"
+        return finding
     fidelity = None if fake is None else fidelity_of(real, fake)
     if fidelity is None:
         problems = [fake_problem] if fake_problem else []

@@ -146,6 +146,8 @@ class ScenarioOutcome:
     observation: Observation | None
     broken: ScenarioBroken | None = None
     reason: str = "the scenario did not run"  # when it did not run at all
+    # Set when the scenario broke on a method the release's own schema does not have.
+    unsupported: str | None = None
 
     def failure(self) -> str:
         return str(self.broken) if self.broken is not None else self.reason

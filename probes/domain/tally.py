@@ -13,7 +13,14 @@ from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
 
 VERDICTS = tuple(verdict.value for verdict in Verdict)
 # What a fidelity verdict says of the fake: the same as the real one, or not.
-FIDELITY_WORDS = {"holds": "same", "changed": "differ", "broken": "broken"}
+FIDELITY_WORDS = {
+    "holds": "same",
+    "changed": "differ",
+    "broken": "broken",
+    "unsupported": "unsupported",
+}
+# Counted always; `unsupported` only where a release has some (old releases).
+ALWAYS_COUNTED = ("holds", "changed", "broken")
 
 
 def is_fidelity(finding_id: str) -> bool:
@@ -32,11 +39,17 @@ def tally(findings: Iterable[tuple[str, str, bool]]) -> str:
         counts = []
         for verdict in VERDICTS:
             matching = [required for v, required in assumptions if v == verdict]
+            if verdict not in ALWAYS_COUNTED and not matching:
+                continue
             required = sum(matching)
             of_them = f" ({required} required)" if verdict != "holds" and required else ""
             counts.append(f"{len(matching)} {verdict}{of_them}")
         parts.append("assumptions: " + ", ".join(counts))
     if fidelity:
-        counts = [f"{fidelity.count(v)} {FIDELITY_WORDS[v]}" for v in VERDICTS]
+        counts = [
+            f"{fidelity.count(v)} {FIDELITY_WORDS[v]}"
+            for v in VERDICTS
+            if v in ALWAYS_COUNTED or fidelity.count(v)
+        ]
         parts.append("fake versus real: " + ", ".join(counts))
     return "; ".join(parts)

@@ -20,7 +20,13 @@ from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
-COLOURS = {"holds": "#3f9b4f", "changed": "#f0a030", "broken": "#d93a3a", None: "#d0d0d0"}
+COLOURS = {
+    "holds": "#3f9b4f",
+    "changed": "#f0a030",
+    "broken": "#d93a3a",
+    "unsupported": "#8da9c4",
+    None: "#d0d0d0",
+}
 CELL, GAP, LEFT, TOP = 16, 2, 330, 74
 
 
@@ -140,6 +146,17 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
         for v, e in document["releases"].items()
         if e.get("unavailable")
     ]
+    asked = document.get("asked") or {}
+    incomplete = (
+        f'<p class="incomplete"><b>Incomplete:</b> asked for {len(asked.get("releases", []))} '
+        f'releases from {html.escape(str(asked.get("from")))} to '
+        f'{html.escape(str(asked.get("to")))}; {len(document.get("missing", []))} not recorded '
+        f'({html.escape(", ".join(document.get("missing", [])[:20]))}'
+        f'{" ..." if len(document.get("missing", [])) > 20 else ""}). Run the same command '
+        "again to resume.</p>"
+        if document.get("complete") is False
+        else ""
+    )
     not_installable = (
         f"<h2>Not installable: nothing to probe</h2>\n<ul>{''.join(unavailable)}</ul>"
         if unavailable
@@ -151,6 +168,7 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
             ("holds", COLOURS["holds"]),
             ("changed", COLOURS["changed"]),
             ("broken", COLOURS["broken"]),
+            ("unsupported by the release", COLOURS["unsupported"]),
             ("not probed", COLOURS[None]),
         )
     )
@@ -168,8 +186,10 @@ body {{ font-family: sans-serif; margin: 24px; color: #222; }}
 code {{ font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 ul {{ max-width: 1100px; }}
 li {{ margin: 4px 0; }}
+.incomplete {{ background: #fff3cd; border: 1px solid #c9a100; padding: 8px; }}
 </style></head><body>
 <h1>codex-cli releases {html.escape(span)}: every finding</h1>
+{incomplete}
 <p>{len(releases)} releases. {legend}
 <span style="margin-left:12px">| a bar: the verdict changed;
 a dot: the observed values changed</span></p>

@@ -124,10 +124,20 @@ def is_current(entry: dict[str, Any]) -> bool:
     return entry.get("tool") == TOOL and entry.get("probe_set") == probe_set()
 
 
+def ask(document: dict[str, Any], first: str, last: str, releases: list[str]) -> None:
+    """Record what this run is asked to cover, so a file saved before the end says what
+    it lacks (`complete`, `missing`), as verdict.json does."""
+    document["asked"] = {"from": first, "to": last, "releases": releases}
+
+
 def save_history(path: Path, document: dict[str, Any]) -> None:
     releases = document["releases"]
     document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
     document["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    asked = (document.get("asked") or {}).get("releases")
+    if asked is not None:
+        document["missing"] = [v for v in asked if v not in document["releases"]]
+        document["complete"] = not document["missing"]
     write_json(path, document)
 
 

@@ -8,7 +8,7 @@ sweep keeps everything it finished.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,6 +23,7 @@ from codex_probe.harness.codex.install import (
 )
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.files import write_json, write_text_atomically
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.budget import InstallBudget
@@ -91,14 +92,14 @@ def sweep(
                 continue
             if failure is None:
                 budget.use(version, protect={following} if following else ())
-            run = asyncio.run(
-                probe_release(
-                    version,
-                    selection,
-                    jobs=jobs,
-                    learned_dir=out / "releases" / version / "learned",
-                )
+            probe = functools.partial(
+                probe_release,
+                version,
+                selection,
+                jobs=jobs,
+                learned_dir=out / "releases" / version / "learned",
             )
+            run = run_interruptible(probe)
             seconds = time.monotonic() - started
             document["releases"][version] = release_entry(run, seconds)
             verdict = VerdictReport({version: dict(run.findings)})

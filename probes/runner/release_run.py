@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from codex_probe.fake_appserver.profile import checked_in_path
-from codex_probe.harness.codex.install import InstallError, UnknownVersionError
+from codex_probe.harness.codex.install import InstallError, UnknownVersionError, install
 from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.codex.schema import client_methods, ensure_schema
+from codex_probe.harness.jsonrpc.errors import ServerError
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.fidelity import fidelity_of
 from codex_probe.probes.domain.findings import Finding
@@ -85,6 +87,8 @@ class ReleaseRun:
     timings: dict[str, float] = field(default_factory=dict)
     # Findings whose outcome differed between the repeats of a repeated run, and how often.
     flips: dict[str, Counter[str]] = field(default_factory=dict)
+    # Why the probes cannot drive this release at all (None: they can).
+    undrivable: str | None = None
 
     def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
         """The subject's run of the scenario an assumption's finding was read from."""
@@ -111,7 +115,7 @@ async def run_scenarios(
                 )
                 outcome = ScenarioOutcome(observation)
             except ScenarioBroken as broken:
-                outcome = ScenarioOutcome(None, broken)
+                outcome = ScenarioOutcome(None, broken, unsupported=_unsupported(backend, broken))
             on_event(ScenarioFinished(backend.version, kind, name, outcome))
             return name, outcome
 
@@ -121,6 +125,39 @@ async def run_scenarios(
     async with asyncio.TaskGroup() as group:
         runs = [group.create_task(one(name)) for name in names]
     return dict(run.result() for run in runs)
+
+
+def _unsupported(backend: Backend, broken: ScenarioBroken) -> str | None:
+    """Why the release cannot run the scenario at all, when it broke on a refused method
+    that the release's own generated schema does not list; None otherwise."""
+    error = broken.error
+    if not isinstance(error, ServerError):
+        return None
+    try:
+        methods = client_methods(ensure_schema(install(backend.version)))
+    except (InstallError, NpmError, UnknownVersionError, OSError, ValueError):
+        return None
+    if error.method in methods:
+        return None
+    return (
+        f"codex-cli {backend.version} has no {error.method} (its generated schema lists "
+        f"{len(methods)} client methods, not this one); the scenario needs it at step "
+        f"{broken.failed_step}"
+    )
+
+
+def undrivable(outcomes: dict[str, ScenarioOutcome]) -> str | None:
+    """Why the probes cannot drive this release at all: every scenario broke before its
+    app-server answered a single step (the first failure, as codex said it); None if any
+    scenario got further."""
+    if not outcomes or any(o.observation is not None for o in outcomes.values()):
+        return None
+    broken = [o.broken for o in outcomes.values()]
+    if any(b is None or b.steps for b in broken):
+        return None
+    first = next(b for b in broken if b is not None)
+    said = first.stderr_tail.strip().splitlines()
+    return f"{first}" + (f": {said[0]}" if said else "")
 
 
 def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
@@ -151,6 +188,7 @@ async def probe_release(
         subject=subject,
         on_event=on_event,
     )
+    run.undrivable = run.undrivable or undrivable(run.subject)
     for finding in run.findings.values():
         on_event(FindingJudged(finding, run.outcome_of(finding)))
     return run
@@ -186,6 +224,7 @@ async def probe_release_repeated(
         )
         runs.append(run)
     first = runs[0]
+    first.undrivable = first.undrivable or undrivable(first.subject)
     found = [run.findings for run in runs]
     first.flips = flips(found)
     first.findings = steady_findings(found)
@@ -247,6 +286,12 @@ async def _run_release(
 
     observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
     clock.lap("real")
+    if (cannot := undrivable(observed)) is not None:
+        # Nothing to learn from: no profile is written, and the fake has nothing to imitate.
+        profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {cannot}")
+        run = _judged(version, selection, observed, _not_run(fake_names, cannot), profile)
+        run.undrivable = cannot
+        return run
     observations = {n: o.observation for n, o in observed.items() if o.observation is not None}
     try:
         learned = learn_profile(version, observations)
@@ -254,7 +299,8 @@ async def _run_release(
         profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {error}")
         fake = _not_run(fake_names, profile.problem or "")
         return _judged(version, selection, observed, fake, profile)
-    broke = [n for n, o in observed.items() if o.observation is None]
+    broke = [n for n, o in observed.items() if o.observation is None and not o.unsupported]
+    lacks = [n for n, o in observed.items() if o.unsupported]
     path = learned.write(learned_dir)
     clock.lap("learn")
     profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
@@ -264,6 +310,11 @@ async def _run_release(
         problems.append(
             f"the profile was learned without scenario(s) {', '.join(broke)}, which broke on "
             "the real codex-cli"
+        )
+    if lacks:
+        problems.append(
+            f"the profile was learned without scenario(s) {', '.join(lacks)}, which the "
+            "release does not support"
         )
     profile.problem = "; ".join(problems) or None
     fake = await _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)

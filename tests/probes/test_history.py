@@ -176,3 +176,30 @@ def test_a_release_that_cannot_run_is_listed_apart_and_is_neither_broken_nor_mis
     page = render_html(document, "history.svg")
     assert "<h2>Not installable: nothing to probe</h2>" in page and "no binary" in page
     assert "not installable: no binary" in render_svg(document)
+
+
+def test_an_interrupted_history_says_what_it_was_asked_for_and_what_it_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import signal
+
+    from codex_probe.cli.commands import history as history_command
+    from codex_probe.cli.main import main
+    from codex_probe.harness.interrupts import Interrupted
+
+    asked = ["0.160.0", "0.160.1", "0.161.0", "0.162.0"]
+    monkeypatch.setattr(history_command, "published_range", lambda first, last: asked)
+
+    def sweep_one_then_stop(releases: list[str], out: Path, document: Any, **_: Any) -> None:
+        document["releases"][releases[0]] = unavailable_entry("not installable here")
+        raise Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(history_command, "sweep", sweep_one_then_stop)
+    out = tmp_path / "history"
+    code = main(["history", "--from", asked[0], "--to", asked[-1], "--out", str(out)])
+    assert code == 143
+    document = json.loads((out / "history.json").read_text())
+    assert document["asked"] == {"from": asked[0], "to": asked[-1], "releases": asked}
+    assert document["complete"] is False and document["missing"] == asked[1:]
+    page = (out / "history.html").read_text()
+    assert "Incomplete:" in page and "asked for 4 releases from 0.160.0 to 0.162.0" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -220,9 +221,14 @@ def test_a_refused_step_breaks_every_finding_of_its_scenario_and_the_run_exits_3
     assert "1 finding(s) are broken (no verdict): " in done.stderr
 
 
-def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
+@pytest.mark.parametrize(
+    ("sent", "exit_code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
+def test_ctrl_c_sigterm_and_sighup_end_the_run_with_a_verdict_that_says_what_did_not_run(
     tmp_path: Path,
     default_codex: Installation,
+    sent: signal.Signals,
+    exit_code: int,
 ) -> None:
     hang = tmp_path / "hang.jsonl"
     hang.write_text(json.dumps({"method": "turn/start", "action": "never_complete"}) + "\n")
@@ -243,23 +249,31 @@ def test_ctrl_c_ends_the_run_with_130_and_a_verdict_that_says_what_did_not_run(
         "--jobs",
         "1",
     ]
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     process = subprocess.Popen(
-        interruptible(command), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        interruptible(command),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
     )
     try:
         deadline = time.monotonic() + 60
         while not any(c for c in children(process.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)  # a scenario's fake app-server is up: the run is under way
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sent)
         _, err = process.communicate(timeout=60)
     finally:
         process.kill()
-    assert process.returncode == 130, err[-2000:]
+    assert process.returncode == exit_code, err[-2000:]
     assert "Event loop is closed" not in err and "Reproduce with:" not in err
+    assert "Traceback" not in err, err[-2000:]
     verdict = json.loads((out / "verdict.json").read_text())
     assert verdict["complete"] is False
     assert f"{default_codex.version}:start-applies-instructions" in verdict["missing"]
-    assert "interrupted (SIGINT);" in err and "did not run" in err
+    assert f"interrupted ({sent.name});" in err and "did not run" in err
+    assert [path.name for path in scratch.glob("codex-probe-*")] == []  # every home removed
 
 
 def children(pid: int) -> list[int]:

@@ -52,7 +52,7 @@ reason = "0.120.0 never answers a steer to a finished turn"
         ('[[expected]]\ncodex = "0.171.0"\nid = "a"\n', "expected #1: 'reason' is missing"),
         (
             '[[expected]]\ncodex = "0.171.0"\nid = "a"\nreason = "r"\nverdict = "holds"\n',
-            "expected #1: verdict must be changed or broken, got 'holds'",
+            "expected #1: verdict must be changed or broken or unsupported, got 'holds'",
         ),
         (
             '[[expected]]\ncodex = "0.171.0"\nid = "a"\nreason = "r"\nwhy = "x"\n',

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import tempfile
@@ -14,6 +13,7 @@ from codex_probe.cli.commands.failures import INSTALL_FAILURES
 from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
@@ -104,8 +104,8 @@ def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scr
     except INSTALL_FAILURES as error:
         return Step(version, broken=f"not installed: {error}")
     selection = Selection.of({args.finding}, fidelity=False)
-    release = asyncio.run(
-        probe_release(version, selection, jobs=args.jobs, learned_dir=scratch / version)
+    release = run_interruptible(
+        lambda: probe_release(version, selection, jobs=args.jobs, learned_dir=scratch / version)
     )
     finding = release.findings[args.finding]
     if finding.verdict is Verdict.BROKEN:

@@ -10,7 +10,6 @@ methods sent, the thread id and where the transcript is.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 import os
@@ -46,6 +45,7 @@ from codex_probe.harness.driver import (
     parse_permission_mode,
 )
 from codex_probe.harness.driver.drive import DriveSettleFailed
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.rig.homes import IsolatedHome
@@ -169,8 +169,8 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript
         "transcript": str(transcript_path),
     }
     try:
-        result, model_requests = asyncio.run(
-            _drive(binary, sources, args, Transcript(path=transcript_path))
+        result, model_requests = run_interruptible(
+            lambda: _drive(binary, sources, args, Transcript(path=transcript_path))
         )
     except SandboxConfigError as error:
         return _usage(error)

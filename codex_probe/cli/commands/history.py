@@ -13,11 +13,13 @@ from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION
+from codex_probe.harness.interrupts import Interrupted, interruptible
 from codex_probe.probes.releases.grid import change_points
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
     Shard,
+    ask,
     broken_findings,
     load_history,
     merge_histories,
@@ -30,7 +32,7 @@ from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_
 
 # Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
 # 130 interrupted (what finished is kept: run it again to resume).
-USAGE, BROKEN, INTERRUPTED = 2, 3, 130
+USAGE, BROKEN = 2, 3
 
 
 def register(subparsers: Any) -> None:
@@ -100,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     except HistoryError as error:
         print(f"codex-probe history: {error} (use --fresh to start over)", file=sys.stderr)
         return USAGE
+    ask(document, releases[0], releases[-1], releases)
     todo = releases if args.fresh else to_probe(releases, document)
     skipped = len(releases) - len(todo)
     shard = f" (shard {args.shard})" if args.shard else ""
@@ -109,21 +112,25 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     try:
-        sweep(
-            todo,
-            args.out,
-            document,
-            jobs=args.jobs,
-            keep_installs=args.keep_installs,
-            say=lambda line: print(line, flush=True),
-        )
-    except KeyboardInterrupt:
+        with interruptible():
+            sweep(
+                todo,
+                args.out,
+                document,
+                jobs=args.jobs,
+                keep_installs=args.keep_installs,
+                say=lambda line: print(line, flush=True),
+            )
+    except Interrupted as interrupted:
+        save_history(path, document)  # says what it lacks: complete false, missing
+        write_grid(args.out, document)
         print(
-            f"codex-probe history: interrupted; {len(document['releases'])} release(s) are "
-            f"recorded in {path}; run the same command again to resume",
+            f"codex-probe history: interrupted ({interrupted}); {len(document['releases'])} "
+            f"release(s) are recorded in {path}, {len(document['missing'])} missing; run the "
+            "same command again to resume",
             file=sys.stderr,
         )
-        return INTERRUPTED
+        return interrupted.exit_code
     if not todo:
         save_history(path, document)
         write_grid(args.out, document)

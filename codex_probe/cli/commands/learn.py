@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
@@ -17,6 +16,7 @@ from codex_probe.cli.commands.options import add_jobs_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import LEARNED
 from codex_probe.harness.codex.install import install
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.fidelity import normalize
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.learn.attribution import explain
@@ -60,8 +60,10 @@ def run(args: argparse.Namespace) -> int:
         version = install(args.version).version
     selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
     started = time.monotonic()
-    release = asyncio.run(
-        probe_release(version, selection, jobs=args.jobs, learned_dir=args.out, always_learn=True)
+    release = run_interruptible(
+        lambda: probe_release(
+            version, selection, jobs=args.jobs, learned_dir=args.out, always_learn=True
+        )
     )
     if release.learned is None:
         problem = release.profile.problem if release.profile else "no profile was learned"

@@ -13,13 +13,13 @@ from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import add_jobs_option, positive_int
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import run_folder
-from codex_probe.cli.interrupts import Interrupted, run_interruptible
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
 from codex_probe.harness.codex.seal import describe_sealing
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.files import write_json
+from codex_probe.harness.interrupts import Interrupted, run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
 from codex_probe.probes.domain.tally import tally
@@ -121,14 +121,6 @@ def run(args: argparse.Namespace) -> int:
     for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
         if folder.exists() and not folder.is_dir():
             return _usage(f"--out {out}: {folder} is a file, not a folder")
-    with install_failures_end_command(USAGE):
-        for version in versions:
-            install_codex(version)  # fail fast, with the installer's one-line error
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "verdict.json").unlink(missing_ok=True)
-    # An earlier run's bundles and results would pass for this run's.
-    for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
-        shutil.rmtree(folder, ignore_errors=True)
     subject = Subject(
         kind=args.backend,
         script=None if args.fake_script is None else args.fake_script.resolve(),
@@ -138,6 +130,14 @@ def run(args: argparse.Namespace) -> int:
     probe_run = ProbeRun(out, subject, Selection.of(args.only or None, fidelity=fidelity))
     interrupted = None
     try:
+        with install_failures_end_command(USAGE):
+            for version in versions:
+                install_codex(version)  # fail fast, with the installer's one-line error
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "verdict.json").unlink(missing_ok=True)
+        # An earlier run's bundles and results would pass for this run's.
+        for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
+            shutil.rmtree(folder, ignore_errors=True)
         run_interruptible(lambda: probe_run.probe(versions, jobs=args.jobs, repeat=args.repeat))
     except Interrupted as signal_received:
         interrupted = signal_received
@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return interrupted.exit_code
-    _say_closing(report, probe_run.fake_profiles, args.repeat, probe_run.flips, verdict)
+    if set(probe_run.undrivable) != set(versions):
+        _say_closing(report, probe_run.fake_profiles, args.repeat, probe_run.flips, verdict)
     broken = [
         f"{f.version}:{f.id}"
         for by_id in report.findings.values()
@@ -163,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
             + _some(list(report.missing)),
             file=sys.stderr,
         )
-    if broken:
+    if broken and set(probe_run.undrivable) != set(versions):
         print(
             f"codex-probe probe: {len(broken)} finding(s) are broken (no verdict): "
             + _some(broken),
@@ -184,6 +185,8 @@ class ProbeRun:
         self.fake_profiles: dict[str, dict[str, Any]] = {}
         self.flips: dict[str, dict[str, dict[str, int]]] = {}
         self.sealing: dict[str, dict[str, Any]] = {}
+        self.undrivable: dict[str, str] = {}
+        self.broke: list[str] = []  # the scenarios of the release under way that broke
 
     async def probe(self, versions: list[str], *, jobs: int, repeat: int) -> None:
         for version in versions:
@@ -199,24 +202,33 @@ class ProbeRun:
                 on_event=self.on_event,
             )
             self._record(run)
+            if run.undrivable is not None:
+                print(
+                    f"codex-cli {version}: the probes cannot drive this release: {run.undrivable}"
+                )
+                continue
             counts = _counts(run)
             print(f"codex-cli {version}: {counts} in {time.monotonic() - started:.1f} s")
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, ScenarioFinished) and event.outcome.observation is None:
-            print(f"  {event.backend} {event.version}: {event.outcome.failure()}")
+            # Said after the release: a release nothing can drive gets one line, not twelve.
+            self.broke.append(f"  {event.backend} {event.version}: {event.outcome.failure()}")
         if not isinstance(event, FindingJudged):
             return
         finding = event.finding
         # What upstream is shown: a changed or broken finding of the real codex, as a bundle.
-        wants_bundle = finding.verdict is not Verdict.HOLDS and not finding.is_fidelity
+        shown = finding.verdict in (Verdict.CHANGED, Verdict.BROKEN)
+        wants_bundle = shown and not finding.is_fidelity
         if wants_bundle and self.subject.kind == "real" and event.outcome is not None:
             finding.repro = bundle_in_report(self.out, finding, event.outcome)
         write_finding_result(self.out / RESULTS_FOLDER, finding, event.outcome, self.out)
         self.report.add(finding)
 
     def _record(self, run: ReleaseRun) -> None:
-        if run.profile is not None:
+        if run.undrivable is not None:
+            self.undrivable[run.version] = run.undrivable
+        if run.profile is not None and run.profile.path is not None:
             self.fake_profiles[run.version] = run.profile.to_json()
         if run.flips:
             self.flips[run.version] = {i: dict(tally) for i, tally in run.flips.items()}
@@ -236,6 +248,7 @@ class ProbeRun:
             "repeat": repeat,
             "flips": self.flips,
             "sealing": self.sealing,
+            "undrivable": self.undrivable,
         }
         write_json(self.out / "verdict.json", report.to_json())
         return report

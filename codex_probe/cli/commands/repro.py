@@ -4,7 +4,6 @@ Python and the codex binary alone."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
 from pathlib import Path
@@ -14,6 +13,7 @@ from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
 from codex_probe.probes.releases.repro.bundle import (
@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if problem := output_problem(out, *BUNDLE_FILES):
         return _say(problem, USAGE)
     with tempfile.TemporaryDirectory(prefix="codex-probe-repro-") as learned:
-        release = asyncio.run(
-            probe_release(
+        release = run_interruptible(
+            lambda: probe_release(
                 version, Selection.of([finding_id], fidelity=False), learned_dir=Path(learned)
             )
         )

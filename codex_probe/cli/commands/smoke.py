@@ -7,7 +7,6 @@ isolated home, the loopback provider and the JSON-RPC transport work together.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from codex_probe.harness.codex.transcripts import validate_transcript
 from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import FAILED
+from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.rig.homes import IsolatedHome
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     transcript_path.unlink(missing_ok=True)
     transcript = Transcript(path=transcript_path)
     try:
-        thread_id = asyncio.run(_handshake(installation.binary, transcript, say))
+        thread_id = run_interruptible(lambda: _handshake(installation.binary, transcript, say))
     except JsonRpcError as error:
         print(f"codex-probe smoke: FAILED: {error}", file=sys.stderr)
         return 1

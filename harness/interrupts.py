@@ -1,0 +1,99 @@
+"""A command ended by Ctrl-C, SIGTERM or SIGHUP as by a cancellation: `Interrupted`.
+
+CI runners stop a job with SIGTERM; a closed terminal sends SIGHUP. Each of them, like
+Ctrl-C, cancels the work under way: inside `run_interruptible` its task groups end every
+process they started and remove every home before `Interrupted` is raised; between such
+runs (`interruptible()`), the signal raises `Interrupted` where the program is, and the
+`finally` blocks on the way out clean up. A second signal during that cleanup ends every
+app-server at once. The command then says so in one line and exits 128 + the signal's
+number.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Awaitable, Callable, Iterator
+from types import FrameType
+from typing import Any, TypeVar
+
+from codex_probe.harness.jsonrpc.process import kill_live_groups
+
+T = TypeVar("T")
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Interrupted(Exception):
+    """The work was stopped by a signal; everything it started has ended."""
+
+    def __init__(self, signal_number: int) -> None:
+        self.signal_number = signal_number
+        super().__init__(signal.Signals(signal_number).name)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signal_number
+
+
+def _raise_interrupted(number: int, frame: FrameType | None) -> None:
+    raise Interrupted(number)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise Interrupted, and so does Ctrl-C (instead
+    of KeyboardInterrupt)."""
+    previous = {number: signal.getsignal(number) for number in SIGNALS}
+    for number in SIGNALS:
+        signal.signal(number, _raise_interrupted)
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(signal.SIGINT) from None
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
+    """Run `work()` on a fresh event loop; a signal of SIGNALS cancels it and raises
+    Interrupted once the cancelled work has finished its cleanup. The signal handlers in
+    place before are back afterwards."""
+    previous = {number: signal.getsignal(number) for number in SIGNALS}
+
+    async def guarded() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        received: list[int] = []
+
+        def on_signal(number: int) -> None:
+            if not received:
+                task.cancel()
+            else:  # asked again while cleaning up: end every app-server at once
+                kill_live_groups()
+            received.append(number)
+
+        for number in SIGNALS:
+            loop.add_signal_handler(number, on_signal, number)
+        try:
+            return await work()
+        except asyncio.CancelledError:
+            if received:
+                raise Interrupted(received[0]) from None
+            raise
+        finally:
+            for number in SIGNALS:
+                loop.remove_signal_handler(number)
+
+    try:
+        return asyncio.run(guarded())
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, _handler(handler))
+
+
+def _handler(handler: Any) -> Any:
+    # getsignal gives None for a handler not installed from Python: leave the default.
+    return signal.SIG_DFL if handler is None else handler
