@@ -37,8 +37,10 @@ DEFAULT_MATRIX: list[str] = list(_VERSIONS["DEFAULT_MATRIX"])
 DEFAULT_CODEX_VERSION: str = _VERSIONS["DEFAULT_CODEX_VERSION"]
 
 
-def install_project(session: nox.Session) -> None:
-    session.install("--disable-pip-version-check", "-q", "-e", ".[dev]")
+def install_project(session: nox.Session, extras: str = "[dev]") -> None:
+    """The project, editable, with `extras` (default the dev set: the tests and lint need
+    it; "" is the runtime alone, all the main job and the report need)."""
+    session.install("--disable-pip-version-check", "-q", "-e", f".{extras}")
 
 
 # The report test opens the Allure page as a person would, in headless Chromium.
@@ -90,11 +92,12 @@ def lint(session: nox.Session) -> None:
 def probe(session: nox.Session) -> None:
     """The main job: probe the default codex-cli, or the versions given after --, in one
     run into reports/VERSION (reports/V1+V2 for several), and write its report."""
-    install_project(session)
+    install_project(session, extras="")
     versions = session.posargs or [DEFAULT_CODEX_VERSION]
     codex = [arg for version in versions for arg in ("--codex", version)]
     # 3 = some finding is broken or missing: write the report first, then fail the session.
-    session.run("codex-probe", "probe", *codex, success_codes=[0, 3])
+    if not session.run("codex-probe", "probe", *codex, success_codes=[0, 3]):
+        return  # --install-only: nothing ran, so there is no verdict to read
     session.run("codex-probe", "report", *codex)
     verdict = json.loads((Path("reports") / "+".join(versions) / "verdict.json").read_text())
     broken = [
@@ -115,14 +118,14 @@ def probe(session: nox.Session) -> None:
 def report(session: nox.Session) -> None:
     """html/index.html and summary.md of a run's folder (default reports/DEFAULT_VERSION;
     ./nox -s report -- --codex V ... for another): codex-probe report."""
-    install_project(session)
+    install_project(session, extras="")
     session.run("codex-probe", "report", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def schema_diff(session: nox.Session) -> None:
     """Schema drift between the two versions of the default matrix (or the two given)."""
-    install_project(session)
+    install_project(session, extras="")
     session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))
 
 
