@@ -96,6 +96,8 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     assert compiled["fingerprint"]
     version = run([str(bin_dir / "fake-codex"), "--version"], tmp_path)
     assert version.startswith("codex-cli "), version
+    said = run([str(bin_dir / "codex-probe"), "--version"], tmp_path)
+    assert said == f"codex-probe {wheel.name.split('-')[1]}\n", said
     assemble = "from codex_probe.probes.repro.assemble import script_text; print(script_text())"
     script = run([str(bin_dir / "python"), "-c", assemble], tmp_path)
     assert script.startswith("#!/usr/bin/env python3\n"), script[:200]
