@@ -10,7 +10,10 @@ import json
 import logging
 import os
 import runpy
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -48,7 +51,11 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stab
 
 
 def ensure_browser(session: nox.Session) -> None:
-    """Install Debian's chromium when no browser is there and this user may (root, apt)."""
+    """Install Debian's chromium when no browser is there and this user may (root, apt).
+
+    One line says so; apt-get's own output (about a hundred lines of dpkg) is shown only
+    if it fails, whole, before the session fails.
+    """
     if any(shutil.which(name) for name in BROWSERS):
         return
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
@@ -57,11 +64,28 @@ def ensure_browser(session: nox.Session) -> None:
             "apt-get install chromium"
         )
         return
-    session.log("installing Debian's chromium for the report-page tests (apt-get, once)")
-    session.run("apt-get", "update", "-qq", external=True)
-    session.run(
-        "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", external=True
+    session.log(
+        "installing Debian's chromium for the report-page tests (apt-get, once; "
+        "its output is shown only if it fails)"
     )
+    quietly(session, "apt-get", "update", "-qq")
+    quietly(session, "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium")
+
+
+def quietly(session: nox.Session, *command: str) -> None:
+    """Run `command` with its output kept; on failure print it all and fail the session."""
+    done = subprocess.run(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout)
+        session.error(f"{shlex.join(command)} failed with exit code {done.returncode}")
 
 
 def xdist_workers() -> int:
