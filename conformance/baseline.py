@@ -27,8 +27,8 @@ from importlib import resources
 from pathlib import Path
 
 from codex_probe.conformance.registry import CONFORMANCE_CHECKS
-from codex_probe.rig.backends import BACKEND_KINDS
 from codex_probe.rig.baseline import ExpectedEntry, GateKeys, load_entries
+from codex_probe.rig.defaults import BACKEND_KINDS
 
 DEFAULT_BASELINE = "expected-failures.toml"
 KEYS = GateKeys(

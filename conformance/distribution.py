@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from codex_probe.conformance.state import state_of
+from codex_probe.conformance.options import targets_from_options
 
 
 def is_worker(config: pytest.Config) -> bool:
@@ -42,7 +42,7 @@ def make_scheduler(config: pytest.Config, log: Any) -> Any:
     """A loadgroup scheduler whose groups are the conformance targets."""
     from xdist.scheduler import LoadGroupScheduling  # only ever called by pytest-xdist
 
-    labels = [target.label for target in state_of(config).targets]
+    labels = [target.label for target in targets_from_options(config)]
 
     class TargetScheduling(LoadGroupScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:

@@ -1,65 +1,66 @@
-"""The plugin's command line: its options, and the run state they make.
+"""The plugin's command line: its options, and the targets they name.
 
 Every option is namespaced `--codex-...`: the plugin is loaded into every pytest run
-of an environment with codex-probe installed, beside the project's own options.
-A wrong combination is a usage error naming the option, before anything is collected.
+of an environment with codex-probe installed, beside the project's own options. So this
+module imports nothing of the rig: registering the options costs such a run nothing, and
+the rest of the plugin loads only once a --codex-* option is given or a test asks for one
+of its fixtures (conformance/state.py makes the run state then). A wrong combination is a
+usage error naming the option, before anything is collected.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from codex_probe.conformance.baseline import (
-    ExpectedFailures,
-    default_baseline_path,
-    load_expected_failures,
-    no_expected_failures,
-)
-from codex_probe.conformance.state import ConformanceState
 from codex_probe.conformance.target import Target
-from codex_probe.conformance.wire import WireLog
-from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.harness.codex.versions import DEFAULT_MATRIX
-from codex_probe.rig.backends import BACKEND_KINDS
-from codex_probe.rig.baseline import BaselineError
-from codex_probe.rig.session import DEFAULT_TIMEOUT
+from codex_probe.rig.defaults import BACKEND_KINDS, DEFAULT_TIMEOUT
 
 DEFAULT_LIFECYCLE_EXAMPLES = 100
 
 
+# Each option's dest and default, as add_options declares them.
+DEFAULTS: dict[str, Any] = {}
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("codex-probe", "codex-probe conformance (tests using codex_backend)")
-    group.addoption(
+
+    def option(name: str, dest: str, default: Any = None, **settings: Any) -> None:
+        DEFAULTS[dest] = default
+        group.addoption(name, dest=dest, default=default, **settings)
+
+    option(
         "--codex-backend",
         dest="codex_backend",
         action="append",
         choices=BACKEND_KINDS,
         help="run conformance fixtures on this backend (repeatable; default: fake and real)",
     )
-    group.addoption(
+    option(
         "--codex-version",
         dest="codex_version",
         action="append",
         metavar="VERSION",
         help=f"codex-cli version to check (repeatable; default: {', '.join(DEFAULT_MATRIX)})",
     )
-    group.addoption(
+    option(
         "--codex-fake-script",
         dest="codex_fake_script",
         metavar="FILE",
         help="fault script (JSON Lines) for the fake backend; implies --codex-backend fake",
     )
-    group.addoption(
+    option(
         "--codex-fake-profile",
         dest="codex_fake_profile",
         metavar="FILE",
         help="profile file the fake imitates (e.g. from `codex-probe learn`); default: the "
         "version's checked-in one. Implies --codex-backend fake and the profile's --codex-version",
     )
-    group.addoption(
+    option(
         "--codex-timeout",
         dest="codex_timeout",
         type=float,
@@ -67,20 +68,20 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help=f"deadline of every request and awaited notification (default {DEFAULT_TIMEOUT})",
     )
-    group.addoption(
+    option(
         "--codex-baseline",
         dest="codex_baseline",
         metavar="FILE|none",
         help="expected-failures baseline, TOML (default: the packaged one; 'none': no baseline)",
     )
-    group.addoption(
+    option(
         "--codex-check",
         dest="codex_check",
         action="append",
         metavar="ID",
         help="run only this check id (repeatable)",
     )
-    group.addoption(
+    option(
         "--codex-lifecycle-examples",
         dest="codex_lifecycle_examples",
         type=int,
@@ -89,7 +90,7 @@ def add_options(parser: pytest.Parser) -> None:
         help="stateful lifecycle sequences per backend, shared out over the versions "
         f"(default {DEFAULT_LIFECYCLE_EXAMPLES})",
     )
-    group.addoption(
+    option(
         "--codex-results",
         dest="codex_results",
         metavar="FILE",
@@ -97,8 +98,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
 
 
-def state_from_options(config: pytest.Config) -> ConformanceState:
-    """The run's targets, baseline and settings, as the options ask for them."""
+def options_given(config: pytest.Config) -> bool:
+    """Whether the command line (or the ini file's addopts) set any --codex-* option."""
+    return any(config.getoption(dest) != default for dest, default in DEFAULTS.items())
+
+
+def targets_from_options(config: pytest.Config) -> list[Target]:
+    """Every --codex-backend times every --codex-version, as the options ask for them."""
     script = config.getoption("codex_fake_script")
     profile = config.getoption("codex_fake_profile")
     kinds: list[str] = config.getoption("codex_backend") or (
@@ -117,33 +123,13 @@ def state_from_options(config: pytest.Config) -> ConformanceState:
             f"--codex-fake-profile {profile} imitates codex-cli {imitated}; "
             f"--codex-version asks for {', '.join(versions)}"
         )
-    targets = [Target(kind, version) for version in dict.fromkeys(versions) for kind in kinds]
-    choice = config.getoption("codex_baseline")
-    try:
-        if choice == "none":
-            baseline: ExpectedFailures = no_expected_failures()
-        else:
-            path = Path(choice) if choice else default_baseline_path()
-            baseline = load_expected_failures(path)
-    except BaselineError as error:
-        raise pytest.UsageError(str(error)) from None
-    examples = config.getoption("codex_lifecycle_examples")
-    if examples < 1:
-        raise pytest.UsageError("--codex-lifecycle-examples must be at least 1")
-    return ConformanceState(
-        targets=targets,
-        baseline=baseline,
-        script=Path(script).resolve() if script else None,
-        profile=Path(profile).resolve() if profile else None,
-        timeout=config.getoption("codex_timeout"),
-        lifecycle_examples=math.ceil(examples / len(dict.fromkeys(versions))),
-        results_path=Path(p) if (p := config.getoption("codex_results")) else None,
-        wire_log=WireLog(),
-    )
+    return [Target(kind, version) for version in dict.fromkeys(versions) for kind in kinds]
 
 
 def profile_version(path: str) -> str:
     """The codex-cli version a --codex-fake-profile file imitates (a broken file: usage error)."""
+    from codex_probe.fake_appserver.profile import ProfileError, load_profile
+
     try:
         return load_profile(path=Path(path)).version
     except ProfileError as error:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from codex_probe.conformance.baseline import judge
 from codex_probe.conformance.marks import check_of
 from codex_probe.conformance.registry import ConformanceCheck
-from codex_probe.conformance.state import ConformanceState, state_of
+from codex_probe.conformance.state import state_of
 from codex_probe.conformance.target import Target, target_of
 
 
@@ -25,6 +24,8 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
     check, target = check_of(item), target_of(item)
     if check is None or target is None:
         return report
+    from codex_probe.conformance.baseline import judge  # the rig's baseline format
+
     state = state_of(item.config)
     if report.when == "setup":
         report.user_properties.append(("conformance_check", check.id))
@@ -96,13 +97,15 @@ def record_outcome(
 
 class OutcomeCollector:
     """Keeps each check's outcome as its report is logged: in the process that shows the
-    run (with pytest-xdist, the main one, which gets the workers' reports)."""
+    run (with pytest-xdist, the main one, which gets the workers' reports). The run's state
+    is made by the first outcome, if nothing made it before."""
 
-    def __init__(self, state: ConformanceState) -> None:
-        self.state = state
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         entry = getattr(report, OUTCOME_ATTRIBUTE, None)
         if isinstance(entry, dict):
-            self.state.used = True
-            self.state.results.append(entry)
+            state = state_of(self.config)
+            state.used = True
+            state.results.append(entry)

@@ -1,12 +1,16 @@
 """The codex-probe pytest plugin: its hooks, each handing over to the module that does it.
 
 Registered as the `pytest11` entry point `codex_probe`, so every pytest run of an
-environment with codex-probe installed loads it. It stays out of the way of tests
-that do not use its fixtures (conformance/fixtures.py).
+environment with codex-probe installed loads it. It costs such a run nothing it does not
+use: loading it imports pytest's own modules and the plugin's options, fixtures,
+registry and targets, none of which import the rig (aiohttp, jsonschema, msgspec...).
+The rest loads once a --codex-* option is given (to check it before collection) or a
+test asks for one of its fixtures (conformance/fixtures.py).
 
 A test requesting `codex_backend` runs once per target: every `--codex-backend` (fake,
 real; default both) times every `--codex-version` (default: the default matrix). Every
-option the plugin adds is namespaced `--codex-...` (conformance/options.py).
+option the plugin adds is namespaced `--codex-...` (conformance/options.py), every
+fixture `codex_...`.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from typing import Any
 import pytest
 
 from codex_probe.conformance.distribution import make_scheduler
-from codex_probe.conformance.options import add_options, state_from_options
+from codex_probe.conformance.options import add_options, options_given
 from codex_probe.conformance.outcomes import OutcomeCollector, settle
 from codex_probe.conformance.registry import MARKER
 from codex_probe.conformance.selection import parametrize_by_target, select_checks
-from codex_probe.conformance.state import state_key
+from codex_probe.conformance.state import state_of
 from codex_probe.conformance.summary import write_header, write_results, write_summary
 
 # The fixtures are a plugin of their own, loaded with this one (and never imported before
@@ -37,8 +41,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{MARKER}(id): the conformance check (conformance/registry.py) a test is"
     )
-    config.stash[state_key] = state = state_from_options(config)
-    config.pluginmanager.register(OutcomeCollector(state), "codex_probe_outcomes")
+    if options_given(config):
+        state_of(config)  # a wrong option is a usage error now, before anything is collected
+    config.pluginmanager.register(OutcomeCollector(config), "codex_probe_outcomes")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -13,17 +13,16 @@ from typing import Any
 import pytest
 
 from codex_probe.conformance.distribution import is_worker
-from codex_probe.conformance.state import ConformanceState, state_key, state_of
+from codex_probe.conformance.state import ConformanceState, existing_state, state_of
 from codex_probe.conformance.target import target_of
-from codex_probe.harness.codex.schema import schema_hash
 
 
 def write_header(session: pytest.Session) -> None:
     """The targets, before the tests; under pytest-xdist the main process collects nothing
     and the workers' output is not shown, so the summary begins with them instead."""
-    state = state_of(session.config)
     if not any(target_of(item) is not None for item in session.items):
         return
+    state = state_of(session.config)
     state.used = True
     if is_worker(session.config):
         return
@@ -36,6 +35,8 @@ def write_header(session: pytest.Session) -> None:
 
 
 def header_lines(state: ConformanceState) -> list[str]:
+    from codex_probe.harness.codex.schema import schema_hash
+
     kinds = ", ".join(dict.fromkeys(t.kind for t in state.targets))
     lines = [f"codex-probe conformance: backends {kinds}"]
     for version in dict.fromkeys(t.version for t in state.targets):
@@ -59,8 +60,8 @@ def header_lines(state: ConformanceState) -> list[str]:
 
 
 def write_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    state = state_of(terminalreporter.config)
-    if not state.used:
+    state = existing_state(terminalreporter.config)
+    if state is None or not state.used:
         return
     terminalreporter.section("codex-probe conformance")
     head = [] if state.header_written else header_lines(state)
@@ -82,8 +83,8 @@ def summary_lines(results: list[dict[str, Any]]) -> list[str]:
 
 def write_results(config: pytest.Config) -> None:
     """The --codex-results file: one JSON line per recorded outcome."""
-    # No state: configure failed (a usage error) before making it.
-    state = config.stash.get(state_key, None)
+    # No state: nothing used the plugin, or configure failed (a usage error) making it.
+    state = existing_state(config)
     if is_worker(config):
         return  # the main process gets every outcome and writes them
     if state is not None and state.results_path is not None and state.used:

@@ -11,6 +11,7 @@ Every behaviour entry says whether it was measured and on what evidence.
 
 from __future__ import annotations
 
+import inspect
 import json
 import sys
 from enum import StrEnum
@@ -413,9 +414,26 @@ def encode_document(document: ProfileDocument) -> str:
 
 
 def profile_schema() -> dict[str, Any]:
-    """The JSON schema of a profile file, generated from the model."""
-    schema: dict[str, Any] = msgspec.json.schema(ProfileDocument)
+    """The JSON schema of a profile file, generated from the model, in one form whatever the
+    msgspec release: msgspec 0.18 to 0.22 put `null` first in an optional field's `anyOf`
+    and keep a docstring's indentation in its `description`, 0.23 does neither."""
+    schema: dict[str, Any] = _canonical(msgspec.json.schema(ProfileDocument))
     return schema
+
+
+def _canonical(node: Any) -> Any:
+    """`node` with every `description` dedented (inspect.cleandoc) and every `anyOf` in the
+    order of its members' JSON text."""
+    if isinstance(node, list):
+        return [_canonical(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    canonical = {key: _canonical(value) for key, value in node.items()}
+    if isinstance(canonical.get("description"), str):
+        canonical["description"] = inspect.cleandoc(canonical["description"])
+    if isinstance(canonical.get("anyOf"), list):
+        canonical["anyOf"] = sorted(canonical["anyOf"], key=lambda m: json.dumps(m, sort_keys=True))
+    return canonical
 
 
 def schema_text() -> str:

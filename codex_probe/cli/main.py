@@ -53,11 +53,26 @@ def build_parser(words: Sequence[str] = ()) -> argparse.ArgumentParser:
         prog="codex-probe",
         description="Conformance and probe harness for the Codex app-server.",
     )
+    parser.add_argument(
+        "--version", action="version", version=f"codex-probe {package_version()}"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    if list(words[:1]) == ["--version"]:
+        return parser  # no command needed to print it
     named = f"codex_probe.cli.commands.{words[0].replace('-', '_')}" if words else ""
     for module_name in [named] if named in COMMAND_MODULES else COMMAND_MODULES:
         import_module(module_name).register(subparsers)
     return parser
+
+
+def package_version() -> str:
+    """The installed codex-probe's version (its distribution's metadata)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("codex-probe")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from codex_probe.fake_appserver.launcher import write_launcher
 from codex_probe.fake_appserver.profile import ProfileError, checked_in_path, load_profile
@@ -19,11 +18,9 @@ from codex_probe.harness.codex.install import binary_version, install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.rig.defaults import BACKEND_KINDS, BackendKind
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.launchers import launcher_folder
-
-BackendKind = Literal["real", "fake"]
-BACKEND_KINDS: tuple[BackendKind, ...] = ("real", "fake")
 
 
 class BackendError(ValueError):

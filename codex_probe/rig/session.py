@@ -31,10 +31,10 @@ from codex_probe.harness.jsonrpc.framing import Notification
 from codex_probe.harness.jsonrpc.transcript import Direction, Transcript, TranscriptEntry
 from codex_probe.rig.answers import AnswerPolicy
 from codex_probe.rig.backends import Backend
+from codex_probe.rig.defaults import DEFAULT_TIMEOUT
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.wiretap import Wiretap
 
-DEFAULT_TIMEOUT = 30.0
 # How much of what was said a deadline that ran out recounts.
 RECOUNTED = 8
 

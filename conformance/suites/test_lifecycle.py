@@ -73,8 +73,8 @@ def replay_command(
 @check("CONF-LIFECYCLE-001")
 def test_random_lifecycles_keep_the_protocol_invariants(
     codex_backend: Backend,
-    wire_log: WireLog,
-    conformance_timeout: float,
+    codex_wire_log: WireLog,
+    codex_conformance_timeout: float,
     request: pytest.FixtureRequest,
     tmp_path: Path,
 ) -> None:
@@ -82,12 +82,12 @@ def test_random_lifecycles_keep_the_protocol_invariants(
     given = request.config.getoption("hypothesis_seed", default=None)
     used = int(given) if given is not None else random.SystemRandom().randrange(2**32)
     runner = asyncio.Runner()
-    prestarter = Prestarter(runner, codex_backend, tmp_path, conformance_timeout)
+    prestarter = Prestarter(runner, codex_backend, tmp_path, codex_conformance_timeout)
     machine = make_machine(
         MachineConfig(
             backend=codex_backend,
-            timeout=conformance_timeout,
-            wire_log=wire_log,
+            timeout=codex_conformance_timeout,
+            wire_log=codex_wire_log,
             source=request.node.nodeid,
             prestarter=prestarter,
         )

@@ -65,11 +65,11 @@ async def test_every_message_the_server_sent_fits_the_schema(
     codex_session: Session,
     codex_holds: Holds,
     codex_target: Target,
-    wire_log: WireLog,
+    codex_wire_log: WireLog,
     request: pytest.FixtureRequest,
 ) -> None:
     target = codex_target
-    logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
+    logged = await judged(codex_session, codex_holds, codex_wire_log, target, request.node.nodeid)
     found, count = wire_violations(
         validator_for(codex_session.backend.schema_dir), logged, "server"
     )
@@ -82,11 +82,11 @@ async def test_every_message_our_client_sent_fits_the_schema(
     codex_session: Session,
     codex_holds: Holds,
     codex_target: Target,
-    wire_log: WireLog,
+    codex_wire_log: WireLog,
     request: pytest.FixtureRequest,
 ) -> None:
     target = codex_target
-    logged = await judged(codex_session, codex_holds, wire_log, target, request.node.nodeid)
+    logged = await judged(codex_session, codex_holds, codex_wire_log, target, request.node.nodeid)
     found, count = wire_violations(
         validator_for(codex_session.backend.schema_dir), logged, "client"
     )

@@ -27,7 +27,12 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(
         dest="cache_action", metavar="ACTION", required=True, parser_class=OneLineErrorParser
     )
-    listing = actions.add_parser("list", help="the installs, their size and last use")
+    listing = actions.add_parser(
+        "list",
+        help="the installs, their size and last use",
+        description="List the cached codex-cli installs, most recently used first: "
+        "version, size, last use and folder, then their total.",
+    )
     listing.add_argument("--json", action="store_true", help="print a JSON object")
     listing.set_defaults(handler=run_list)
     prune = actions.add_parser(

@@ -35,6 +35,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "smoke",
         help="install a codex-cli and run a handshake smoke check against it",
+        description="The first thing to run on a new machine. Install codex-cli --codex "
+        "from npm into the cache (once) with its protocol schema, start its app-server on an "
+        "isolated CODEX_HOME whose model provider is a loopback wiretap, and check the "
+        "handshake and a thread/start carrying base and developer instructions. Every "
+        "message is validated against the schema; the transcript goes to "
+        "OUT/smoke/transcript-VERSION.jsonl. Exit 0 when all of it works.",
     )
     parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION, help="codex-cli version")
     parser.add_argument(
