@@ -36,11 +36,14 @@ class AllureResult:
     parameters: list[tuple[str, str]] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)  # (name, url)
     attachments: list[Attachment] = field(default_factory=list)
+    # Where it sorts among the run's results: Allure lists them by start time, so a
+    # result's start is this process's start plus its rank in ms (None: when written).
+    order: int | None = None
 
 
 def write_result(results_dir: Path, result: AllureResult) -> Path:
     results_dir.mkdir(parents=True, exist_ok=True)
-    now = int(time.time() * 1000)
+    now = int(time.time() * 1000) if result.order is None else _STARTED_MS + result.order
     attachments = []
     for attachment in result.attachments:
         source = f"{uuid.uuid4()}-attachment.{attachment.extension}"
@@ -69,3 +72,6 @@ def write_result(results_dir: Path, result: AllureResult) -> Path:
     path = results_dir / f"{document['uuid']}-result.json"
     path.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+_STARTED_MS = int(time.time() * 1000)

@@ -29,8 +29,9 @@ from codex_probe.reporting.categories import categories_json
 
 GENERATE_TIMEOUT = 300.0
 REPORT_NAME = "codex-probe"
-# The tree groups findings by spec section, then assumption: the labels the probes set.
-GROUP_BY = ["epic", "feature"]
+# The tree groups findings by what they mean for the run (reporting/finding_results.py:
+# changed and gated, changed and informative, broken, ..., holds), then by spec section.
+GROUP_BY = ["parentSuite", "epic"]
 ANALYTICS_HOST = "googletagmanager.com"
 ANALYTICS_TAG = re.compile(
     r"\s*<script async src=\"https://www\.googletagmanager\.com/gtag/js[^\"]*\"></script>"

@@ -52,7 +52,7 @@ def test_a_changed_finding_gets_a_bundle_linked_from_verdict_summary_and_allure(
     assert entry["verdict"] == "changed"
     assert entry["repro"] == {
         "path": bundle,
-        "run": f"python3 {bundle}/reproduce.py --codex PATH_TO_CODEX",
+        "run": f"python3 {bundle}/reproduce.py --codex {default_codex.binary}",
     }
     assert "repro" not in findings[default_codex.version][HOLDS]
     assert sorted(p.name for p in (tmp_path / "repro").iterdir()) == [bundle.split("/")[1]]

@@ -54,8 +54,9 @@ def make_verdict(tmp_path: Path) -> MakeVerdict:
 
 
 def probe_findings() -> list[Finding]:
-    """Five findings of every kind a probe run writes: holds, changed upstream, broken by the
-    harness (a refusal, a timeout), the fake diverging from the real codex-cli."""
+    """Six findings of every kind a probe run writes: holds, changed upstream (required and
+    informative), broken by the harness (a refusal, a timeout), the fake diverging from the
+    real codex-cli."""
 
     def made(
         finding_id: str, section: str, version: str, required: bool, verdict: Verdict, summary: str
@@ -104,6 +105,15 @@ def probe_findings() -> list[Finding]:
             "harness broken: turn/steer got no answer within 30s on 0.120.0",
         ),
         fidelity,
+        made(
+            "resume-refresh-loaded",
+            "5.3",
+            "0.171.0",
+            False,
+            Verdict.CHANGED,
+            "assumption changed upstream: resume-refresh-loaded on 0.171.0: "
+            "new_base_seen: expected False, observed True",
+        ),
         made(
             "resume-refresh-cold",
             "5.3",

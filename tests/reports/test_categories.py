@@ -15,11 +15,13 @@ from codex_probe.reporting.categories import (
 )
 
 EXPECTED_CATEGORY = {
-    "start-applies-instructions [0.171.0]": None,
-    "compaction-keeps-instructions [0.171.0]": "assumption changed upstream",
-    "error-steer-wrong-turn [0.120.0]": "harness broken",
-    "fake-fidelity-start [0.171.0]": "fake diverges from real",
-    "resume-refresh-cold [0.120.0]": "harness broken",
+    "the statement of start-applies-instructions": None,
+    "the statement of compaction-keeps-instructions": "assumption changed upstream",
+    # Informative: what codex does and the gate lets through, never a failure.
+    "the statement of resume-refresh-loaded": None,
+    "the statement of error-steer-wrong-turn": "harness broken",
+    "the statement of fake-fidelity-start": "fake diverges from real",
+    "the statement of resume-refresh-cold": "harness broken",
 }
 
 

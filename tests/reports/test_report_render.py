@@ -20,10 +20,11 @@ import pytest
 
 from codex_probe.reporting.allure_report import ANALYTICS_HOST
 from codex_probe.reporting.browser import dump_dom
+from codex_probe.reporting.finding_results import GROUPS, group_of, rank
 from codex_probe.reporting.history_link import LINK_NAME
 from tests.cli import codex_probe as run_codex_probe
 from tests.once import made_once
-from tests.reports.conftest import DATA
+from tests.reports.conftest import DATA, probe_findings
 
 
 def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
@@ -40,7 +41,7 @@ def report_dir(probe_like_results: Path, tmp_path_factory: pytest.TempPathFactor
         done = codex_probe("report", "--out", str(out), "--screenshot", str(out / "report.png"))
         assert done.returncode == 0, done.stderr
         assert re.search(
-            r"report: .*index\.html \(5 results, allure 3\.\d+\.\d+, \d+\.\ds\)", done.stdout
+            r"report: .*index\.html \(6 results, allure 3\.\d+\.\d+, \d+\.\ds\)", done.stdout
         ), done.stdout
 
     return made_once(tmp_path_factory, "report", report)
@@ -87,19 +88,33 @@ def embedded_test_results(page: Path) -> list[dict[str, Any]]:
     return [json.loads(base64.b64decode(blob)) for _, blob in files]
 
 
-def test_the_page_renders_every_finding_grouped_by_spec_section(report_dir: Path) -> None:
+def test_the_page_shows_first_what_fails_the_gate_then_what_only_changed_then_what_broke(
+    report_dir: Path,
+) -> None:
     text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri()))
-    # Groups with a failure open by default; the passing one shows as its group and count.
-    for name in (
-        "spec 5.1 1 compaction-keeps-instructions 1 1 compaction-keeps-instructions [0.171.0]",
-        "error-steer-wrong-turn 1 1 error-steer-wrong-turn [0.120.0]",
-        "resume-refresh-cold 1 1 resume-refresh-cold [0.120.0]",
-        "spec fake 1 fake-fidelity-start 1 1 fake-fidelity-start [0.171.0]",
-        "spec 5.2 1",
-    ):
-        assert name in text, text[:2000]
-    assert re.search(r"Failed 2 Broken 2 Passed 1", text), text[:2000]
+    groups = [
+        "Changed upstream: gated (required)",
+        "Changed upstream: informative (not gated)",
+        "Harness broken: no verdict",
+        "Holds",
+        "Fake versus real (our fake, not codex)",
+    ]
+    where = [text.find(group) for group in groups]
+    assert -1 not in where and where == sorted(where), (where, text[:3000])
+    # An informative change is no failure: 2 failed (a gated change, the fake), 2 broken.
+    assert re.search(r"Failed 2 Broken 2 Passed 2", text), text[:2000]
     assert "codex.versions" in text  # environment.properties made it into the page
+
+
+def test_each_result_is_titled_by_its_statement_in_the_spec_s_order() -> None:
+    findings = sorted(probe_findings(), key=rank)
+    groups = [group_of(finding) for finding in findings]
+    assert groups == sorted(groups, key=GROUPS.index)
+    broken = [f.spec_section for f in findings if group_of(f) == "Harness broken: no verdict"]
+    assert broken == ["5.3", "5.3"]
+    assert all(
+        statement.startswith("the statement of ") for statement in (f.statement for f in findings)
+    )
 
 
 def test_the_categories_tab_sorts_failures_by_what_went_wrong(report_dir: Path) -> None:

@@ -221,7 +221,8 @@ class ProbeRun:
         shown = finding.verdict in (Verdict.CHANGED, Verdict.BROKEN)
         wants_bundle = shown and not finding.is_fidelity
         if wants_bundle and self.subject.kind == "real" and event.outcome is not None:
-            finding.repro = bundle_in_report(self.out, finding, event.outcome)
+            codex = install_codex(finding.version).binary  # installed: the run used it
+            finding.repro = bundle_in_report(self.out, finding, event.outcome, codex)
         write_finding_result(self.out / RESULTS_FOLDER, finding, event.outcome, self.out)
         self.report.add(finding)
 

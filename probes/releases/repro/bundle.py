@@ -67,16 +67,20 @@ def bundle_name(finding_id: str, version: str) -> str:
     return f"{finding_id}-{version}"
 
 
-def bundle_in_report(out: Path, finding: Finding, outcome: ScenarioOutcome) -> ReproBundle:
+def bundle_in_report(
+    out: Path, finding: Finding, outcome: ScenarioOutcome, codex: Path | None = None
+) -> ReproBundle:
     """Write the finding's bundle under `out`/repro/; its folder relative to `out` and the
-    command that runs it, or why there is no bundle."""
+    command that runs it (with `codex`, the binary it ran on, when known), or why there is
+    no bundle."""
     name = bundle_name(finding.id, finding.version)
     try:
         write_bundle(out / REPRO_FOLDER / name, finding, outcome)
     except NotBundled as refusal:
         return ReproBundle(None, why=str(refusal))
     path = f"{REPRO_FOLDER}/{name}"
-    return ReproBundle(path, run=f"python3 {path}/reproduce.py --codex PATH_TO_CODEX")
+    binary = "PATH_TO_CODEX" if codex is None else str(codex)
+    return ReproBundle(path, run=f"python3 {path}/reproduce.py --codex {binary}")
 
 
 def write_bundle(folder: Path, finding: Finding, outcome: ScenarioOutcome) -> Path:
