@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness import child_env
-from codex_probe.harness.codex import npm
+from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
 from codex_probe.harness.codex.versions import is_release, nearest_versions
 
@@ -53,8 +53,16 @@ class Installation:
 
 
 def installed(version: str, root: Path | None = None) -> Installation | None:
-    """The cached installation of `version`, or None; never touches the network."""
-    candidate = Installation(version, versions_dir(root) / version)
+    """The cached installation of `version`, or None; never touches the network.
+
+    One handed out is in use by this process until it exits: no prune removes it.
+    """
+    versions = versions_dir(root)
+    candidate = Installation(version, versions / version)
+    if not is_installed(candidate.root, BINARY_RELATIVE):
+        return None  # checked first: no lock file for a version that is not there
+    in_use.hold(versions, version)
+    # Checked again under the hold: a prune may have removed it just before.
     return mark_used(candidate) if is_installed(candidate.root, BINARY_RELATIVE) else None
 
 
@@ -80,6 +88,8 @@ def install(version: str, root: Path | None = None) -> Installation:
     if version != "latest" and (cached := installed(version, root)):
         return cached
     concrete = resolve_version(version)
+    # Held before it exists: a prune running while npm installs it must leave it be.
+    in_use.hold(versions_dir(root), concrete)
     if cached := installed(concrete, root):
         return cached
     root_dir = install_once(
