@@ -27,13 +27,14 @@ Whether the host allows all this is checked once per process, by doing it (about
 Where it does not, the app-server runs unsealed and its `Sealing` says so and lists what
 codex could see; `describe_sealing()` sums up every launch for verdict.json.
 
-The helper part comes first and needs only os, stat, sys and ctypes, so a sealed launch
+The helper part comes first and needs only ctypes, errno, os, stat and sys, so a sealed launch
 costs a Python start-up of about 11 ms, whatever environment is handed to codex.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import stat
 import sys
@@ -92,7 +93,13 @@ def _mount_tmpfs(libc: ctypes.CDLL, target: str, flags: int, options: str) -> No
 
 
 def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
-    """Cover `directory` with a tmpfs holding bind mounts of every entry of it but `hidden`."""
+    """Cover `directory` with a tmpfs holding bind mounts of every entry of it but `hidden`.
+
+    The host keeps changing `directory` meanwhile (other runs make and remove their homes
+    beside ours): an entry that vanishes between the listing and its mount is left out, one
+    replaced by another kind of entry is mirrored as what it became, and one that appears
+    after the listing is not there, as if it had been made after the seal.
+    """
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
@@ -104,13 +111,31 @@ def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
         except OSError:  # an owner a user namespace does not map: then the tmpfs is ours
             _mount_tmpfs(libc, directory, flags, mode)
         for name in names:
-            if name == hidden:
-                continue
-            target = os.path.join(directory, name)
+            if name != hidden:
+                _mirror_entry(libc, fd, directory, name)
+    finally:
+        os.close(fd)
+
+
+# What a mirror step meets when its entry was removed or replaced since it was looked at.
+_CHANGED_UNDER_US = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL, errno.ESTALE)
+_MIRROR_TRIES = 3
+
+
+def _mirror_entry(libc: ctypes.CDLL, fd: int, directory: str, name: str) -> None:
+    """Make `directory/name` on the tmpfs show the covered entry (`fd` names the covered
+    directory): a symlink is copied, anything else bind-mounted onto a placeholder of its
+    kind. Nothing, if the entry is gone by the time it is looked at."""
+    target = os.path.join(directory, name)
+    for _ in range(_MIRROR_TRIES):
+        try:
             entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return  # removed since the listing
+        try:
             if stat.S_ISLNK(entry.st_mode):
                 os.symlink(os.readlink(name, dir_fd=fd), target)
-                continue
+                return
             if stat.S_ISDIR(entry.st_mode):
                 os.mkdir(target)
             else:
@@ -121,8 +146,22 @@ def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
                 libc.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
                 f"bind {target}",
             )
-    finally:
-        os.close(fd)
+            return
+        except OSError as error:
+            if error.errno not in _CHANGED_UNDER_US:
+                raise
+            _remove_placeholder(target)  # then look again: gone, or something else now
+    raise OSError(errno.EAGAIN, f"{target} kept changing while it was mirrored")
+
+
+def _remove_placeholder(target: str) -> None:
+    try:
+        if os.path.isdir(target) and not os.path.islink(target):
+            os.rmdir(target)
+        else:
+            os.unlink(target)
+    except FileNotFoundError:
+        pass
 
 
 def _seal_and_exec(cwd: str, hide: list[tuple[str, str]], mask: list[str], argv: list[str]) -> None:
