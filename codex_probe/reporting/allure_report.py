@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness.child_env import ALLURE, child_env, search_path
+from codex_probe.harness.parent_death import bound_to_this_process
 from codex_probe.reporting.allure_install import AllureInstallation
 from codex_probe.reporting.categories import categories_json
 
@@ -127,7 +128,7 @@ def _run_allure(allure: AllureInstallation, args: list[str], *, cwd: Path, timeo
     env = child_env(ALLURE, {"PATH": search_path(), "HOME": str(cwd)})
     try:
         done = subprocess.run(
-            [str(allure.binary), *args],
+            bound_to_this_process([str(allure.binary), *args]),
             cwd=cwd,
             env=env,
             capture_output=True,

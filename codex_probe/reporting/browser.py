@@ -15,6 +15,7 @@ from pathlib import Path
 
 from codex_probe.harness.child_env import BROWSER, child_env, search_path
 from codex_probe.harness.jsonrpc.process import end_process_group
+from codex_probe.harness.parent_death import bound_to_this_process
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 90.0
@@ -80,7 +81,7 @@ def _run_headless(args: list[str], *, timeout: float) -> str:
         ]
         env = child_env(BROWSER, {"PATH": search_path(), "HOME": profile})
         process = subprocess.Popen(
-            command,
+            bound_to_this_process(command),  # no browser outlives a codex-probe killed outright
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

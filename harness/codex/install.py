@@ -18,6 +18,7 @@ from codex_probe.harness import child_env
 from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
 from codex_probe.harness.codex.versions import is_release, nearest_versions
+from codex_probe.harness.parent_death import bound_to_this_process
 
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
 # Touched whenever an installation is handed out; `codex-probe cache prune` reads its mtime.
@@ -127,7 +128,7 @@ def run_codex_tool(
         env = child_env.child_env(child_env.CODEX, own)
         try:
             done = subprocess.run(
-                [str(binary), *args],
+                bound_to_this_process([str(binary), *args]),
                 capture_output=True,
                 text=True,
                 timeout=timeout,

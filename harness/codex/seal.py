@@ -7,13 +7,15 @@ over it) and looks for `.git` in every parent of its working directory. On a hos
 either, verdicts would change silently.
 
 So every app-server is started through this file, run as a script (`python -I -S seal.py
-CWD [--hide DIR NAME]... [--mask DIR]... -- ARGV`). In a fresh mount namespace (inside a
-user namespace of the caller's own uid when it lacks CAP_SYS_ADMIN) it
+CWD [--hide DIR NAME]... [--mask DIR]... [--parent PID] -- ARGV`). In a fresh mount
+namespace (inside a user namespace of the caller's own uid when it lacks CAP_SYS_ADMIN) it
 
 - covers `/etc/codex`, when the host has one, with an empty read-only tmpfs;
 - rebuilds each parent of the working directory that holds a `.git` as a tmpfs of bind
   mounts of all its other entries: `.git` is absent, the rest is the host's own (writes to
   those entries go through; a new file made directly in such a parent stays in the tmpfs);
+- with `--parent`, has the kernel kill the app-server when that process (the thread that
+  started it) ends, so that not even a kill -9 of the caller leaves it running;
 
 then execs ARGV: same pid, same environment, same network, no extra process to end, and
 nothing mounted on the host (the namespace's mounts are private). A `.git` in `/` itself
@@ -43,7 +45,12 @@ import sys
 # standard library.
 PYTHON_FLAGS = ("-I", "-S")
 EXIT_SEAL_FAILED = 126
-USAGE = "usage: seal.py CWD [--hide DIR NAME]... [--mask DIR]... -- ARGV... | seal.py --check"
+USAGE = (
+    "usage: seal.py CWD [--hide DIR NAME]... [--mask DIR]... [--parent PID] -- ARGV... "
+    "| seal.py --check"
+)
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
@@ -164,7 +171,18 @@ def _remove_placeholder(target: str) -> None:
         pass
 
 
-def _seal_and_exec(cwd: str, hide: list[tuple[str, str]], mask: list[str], argv: list[str]) -> None:
+def _die_with(libc: ctypes.CDLL, parent: int) -> None:
+    """SIGKILL from the kernel when `parent` (the thread that started us) ends, so that
+    nothing outlives a caller killed outright; now, if it has ended already. (The same as
+    codex-probe's `harness/parent_death.py`, which this standalone file cannot import.)"""
+    _call(libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:
+        os.kill(os.getpid(), _SIGKILL)
+
+
+def _seal_and_exec(
+    cwd: str, hide: list[tuple[str, str]], mask: list[str], parent: int | None, argv: list[str]
+) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     _enter_namespace(libc)
     for directory, name in hide:
@@ -174,6 +192,8 @@ def _seal_and_exec(cwd: str, hide: list[tuple[str, str]], mask: list[str], argv:
         _mount_tmpfs(libc, directory, flags, "mode=755,size=16k")
     # Resolve the working directory again, in the new view of its parents.
     os.chdir(cwd)
+    if parent is not None:  # after the new namespaces: a change of credentials clears it
+        _die_with(libc, parent)
     os.execvp(argv[0], argv)
 
 
@@ -184,7 +204,9 @@ def _check() -> str:
     return how
 
 
-def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list[str]]:
+def _parse(
+    args: list[str],
+) -> tuple[str, list[tuple[str, str]], list[str], int | None, list[str]]:
     if "--" not in args:
         raise ValueError(USAGE)
     split = args.index("--")
@@ -194,6 +216,7 @@ def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list
     cwd, rest = options[0], options[1:]
     hide: list[tuple[str, str]] = []
     mask: list[str] = []
+    parent: int | None = None
     while rest:
         if rest[0] == "--hide" and len(rest) >= 3:
             hide.append((rest[1], rest[2]))
@@ -201,9 +224,12 @@ def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list
         elif rest[0] == "--mask" and len(rest) >= 2:
             mask.append(rest[1])
             rest = rest[2:]
+        elif rest[0] == "--parent" and len(rest) >= 2 and rest[1].isdigit():
+            parent = int(rest[1])
+            rest = rest[2:]
         else:
             raise ValueError(USAGE)
-    return cwd, hide, mask, argv
+    return cwd, hide, mask, parent, argv
 
 
 def _helper_main(args: list[str]) -> int:
@@ -282,6 +308,7 @@ class Plan:
     cwd: str
     hide: list[tuple[str, str]]  # (directory, name): rebuilt without the name, top down
     mask: list[str]  # directories covered by an empty read-only tmpfs
+    parent: int | None = None  # the app-server is killed when this process goes
 
     def helper_args(self) -> list[str]:
         args = [self.cwd]
@@ -289,6 +316,8 @@ class Plan:
             args += ["--hide", directory, name]
         for directory in self.mask:
             args += ["--mask", directory]
+        if self.parent is not None:
+            args += ["--parent", str(self.parent)]
         return args
 
 
@@ -331,7 +360,7 @@ def plan_for(cwd: str) -> tuple[Plan, list[str]]:
         else:
             hide.append((parent, GIT_ENTRY))
     mask = [SYSTEM_CONFIG_DIR] if os.path.isdir(SYSTEM_CONFIG_DIR) else []
-    return Plan(cwd, hide, mask), unhideable
+    return Plan(cwd, hide, mask, os.getpid()), unhideable
 
 
 class _Record:
