@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
 from codex_probe.harness.codex.versions import is_release, nearest_versions
 from codex_probe.harness.parent_death import bound_to_this_process
+from codex_probe.harness.temp_folders import temporary_folder
 
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
 # Touched whenever an installation is handed out; `codex-probe cache prune` reads its mtime.
@@ -122,9 +122,9 @@ def run_codex_tool(
     binary: Path, args: list[str], *, timeout: float = 60.0
 ) -> subprocess.CompletedProcess[str]:
     """Run a one-shot codex subcommand in a throwaway home, never the user's ~/.codex."""
-    with tempfile.TemporaryDirectory(prefix="codex-probe-tool-") as home:
+    with temporary_folder("tool") as home:
         # The npm shim runs node; codex itself needs nothing else from the caller.
-        own = {"PATH": child_env.search_path(), "HOME": home, "CODEX_HOME": home}
+        own = {"PATH": child_env.search_path(), "HOME": str(home), "CODEX_HOME": str(home)}
         env = child_env.child_env(child_env.CODEX, own)
         try:
             done = subprocess.run(
