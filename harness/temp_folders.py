@@ -11,9 +11,12 @@ folder still listed and exits, within milliseconds. A folder removed normally is
 off the list first, so the janitor never removes what its process still uses.
 
 A janitor that died (killed by hand) is started again on the next folder, and told every
-folder still listed. Only folders named `codex-probe-*` are ever removed by it.
+folder still listed. Only folders named `codex-probe-*` are ever removed by it. A codex
+killed with its codex-probe may still be writing into its home for a moment (the native
+binary below the npm launcher ends when its stdin does, and saves its session first), so
+the janitor removes again what reappears, for up to REMOVING_S.
 
-The helper part comes first and needs only json, os, shutil and sys.
+The helper part comes first and needs only json, os, shutil, sys and time.
 """
 
 from __future__ import annotations
@@ -22,9 +25,12 @@ import json
 import os
 import shutil
 import sys
+import time
 from collections.abc import Iterable
 
 PREFIX = "codex-probe-"
+REMOVING_S = 5.0
+REMOVE_AGAIN_S = 0.05
 
 
 def _janitor(lines: Iterable[str]) -> None:
@@ -42,8 +48,14 @@ def _janitor(lines: Iterable[str]) -> None:
             listed.add(path)
         elif sign == "-":
             listed.discard(path)
-    for path in sorted(listed):
-        shutil.rmtree(path, ignore_errors=True)
+    deadline = time.monotonic() + REMOVING_S
+    while listed:
+        for path in sorted(listed):
+            shutil.rmtree(path, ignore_errors=True)
+        listed = {path for path in listed if os.path.lexists(path)}
+        if not listed or time.monotonic() >= deadline:
+            return
+        time.sleep(REMOVE_AGAIN_S)  # a dying codex writes into its home for a moment more
 
 
 if __name__ == "__main__":  # the janitor; the parent side below would slow its start
