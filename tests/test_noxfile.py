@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -64,3 +66,13 @@ def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
     assert done.returncode != 0, done.stderr
     assert "nox > codex-probe report --codex 9.9.9" in done.stderr
     assert "no verdict for 1 finding(s) (broken: 9.9.9:start-applies-instructions" in done.stderr
+
+
+def test_the_chaos_campaign_runs_only_when_asked_for() -> None:
+    # It takes minutes and signals whole process trees: never part of `./nox -s tests`,
+    # of a bare `./nox`, or of what pytest collects.
+    noxfile = runpy.run_path(str(REPOSITORY / "noxfile.py"))
+    assert "chaos" in noxfile
+    assert "chaos" not in noxfile["nox"].options.sessions
+    pytest_options = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert not any(path.startswith("tools") for path in pytest_options["ini_options"]["testpaths"])

@@ -1,0 +1,1 @@
+"""Tools a person runs (`python -m tools.NAME`); nothing imports them."""
