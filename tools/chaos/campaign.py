@@ -48,9 +48,7 @@ class Result:
     seconds: float
 
 
-def run_row(
-    row: Row, folder: Path, cache: Path, rng: random.Random, deadline_s: float
-) -> Result:
+def run_row(row: Row, folder: Path, cache: Path, rng: random.Random, deadline_s: float) -> Result:
     folder.mkdir(parents=True)
     ctx = Context(folder, cache, rng)
     expired = threading.Event()
