@@ -12,8 +12,10 @@ from tools.chaos.probe_runs import PROBE_S, start_probe
 from tools.chaos.row import Observed, Row, observed
 
 MID_RUN_S = (0.2, 3.0)
-# A release the cache of the row does not have: history must npm-install it first.
-HISTORY_RELEASE = "0.100.0"
+# A release the cache of the row does not have, with an npm cache of the row's own: history
+# must download it (140 MB, about 6 s here), so an npm that outlives its codex-probe would
+# still be running after GONE_WITHIN_S.
+HISTORY_RELEASE = "0.80.0"
 NPM_STARTS_WITHIN_S = 180.0
 
 
@@ -50,7 +52,8 @@ def kill_history(ctx: Context) -> Observed:
     ctx.cache = ctx.folder / "cache"  # empty: the release must be installed
     out = ctx.folder / "history"
     argv = [*CODEX_PROBE, "history", "--from", HISTORY_RELEASE, "--to", HISTORY_RELEASE]
-    run = ctx.start([*argv, "--out", str(out)], name="history")
+    npm_cache = ctx.env(NPM_CONFIG_CACHE=str(ctx.folder / "npm-cache"))
+    run = ctx.start([*argv, "--out", str(out)], name="history", env=npm_cache)
     checks.wait_until(_npm_installing, NPM_STARTS_WITHIN_S, "npm install")
     npm = _npm()
     run.kill()
