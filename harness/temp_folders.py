@@ -83,6 +83,11 @@ class _Registry:
         self._janitor: subprocess.Popen[str] | None = None
         self._owner = 0  # the pid that started the janitor: a forked child needs its own
 
+    def start(self) -> None:
+        """Have the janitor running, so that listing a folder is one write to its pipe."""
+        with self._lock:
+            self._running()
+
     def add(self, folder: Path) -> None:
         with self._lock:
             self._listed.add(str(folder))
@@ -155,9 +160,17 @@ os.register_at_fork(after_in_child=_registry.forked)
 atexit.register(_registry.close)
 
 
-def remove_when_gone(folder: Path) -> None:
-    """Have `folder` (named codex-probe-*) removed when this process ends, whatever ends it."""
+def make_folder(name: str = "", parent: Path | None = None) -> Path:
+    """A new folder `codex-probe-[NAME-]*` (in TMPDIR, or `parent`), removed when this
+    process ends, whatever ends it, unless `removed()` is called first.
+
+    The janitor is started before the folder is made: a signal that kills this process
+    between the two leaves nothing unlisted but for the moment of one write."""
+    _registry.start()
+    prefix = f"{PREFIX}{name}-" if name else PREFIX
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent)).resolve()
     _registry.add(folder)
+    return folder
 
 
 def removed(folder: Path) -> None:
@@ -169,8 +182,7 @@ def removed(folder: Path) -> None:
 def temporary_folder(name: str, parent: Path | None = None) -> Iterator[Path]:
     """A new folder `codex-probe-NAME-*` (in TMPDIR), removed at the end of the block, or
     by the janitor if this process is killed inside it."""
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{name}-", dir=parent))
-    remove_when_gone(folder)
+    folder = make_folder(name, parent)
     try:
         yield folder
     finally:

@@ -23,7 +23,7 @@ from codex_probe.harness.codex.seal import namespace_support
 from codex_probe.harness.parent_death import bound_to_this_process
 
 REPO = Path(__file__).resolve().parents[1]
-DEADLINE_S = 30.0
+DEADLINE_S = 60.0
 GONE_WITHIN_S = 5.0
 POLL_S = 0.02
 

@@ -20,7 +20,7 @@ from typing import Self, TypeAlias
 import tomli_w
 
 from codex_probe.harness.child_env import CODEX, child_env, search_path
-from codex_probe.harness.temp_folders import remove_when_gone, removed
+from codex_probe.harness.temp_folders import make_folder, removed
 
 # What config.toml holds: scalars, arrays of scalars, nested tables.
 TomlScalar: TypeAlias = str | int | float | bool
@@ -109,9 +109,11 @@ class IsolatedHome:
         parent_dir: Path | None = None,
         keep: bool = False,
     ) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="codex-probe-", dir=parent_dir)).resolve()
-        if not keep:
-            remove_when_gone(self.root)  # even if this process is killed outright
+        if keep:
+            made = Path(tempfile.mkdtemp(prefix="codex-probe-", dir=parent_dir))
+        else:
+            made = make_folder(parent=parent_dir)  # removed even if this process is killed
+        self.root = made.resolve()
         self.home = self.root / "home"
         self.codex_home = self.home / "codex_home"
         self.workdir = self.root / "work"
