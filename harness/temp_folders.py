@@ -11,26 +11,75 @@ folder still listed and exits, within milliseconds. A folder removed normally is
 off the list first, so the janitor never removes what its process still uses.
 
 A janitor that died (killed by hand) is started again on the next folder, and told every
-folder still listed. Only folders named `codex-probe-*` are ever removed by it. A codex
-killed with its codex-probe may still be writing into its home for a moment (the native
-binary below the npm launcher ends when its stdin does, and saves its session first), so
-the janitor removes again what reappears, for up to REMOVING_S.
+folder still listed. Only folders named `codex-probe-*` are ever removed by it.
 
-The helper part comes first and needs only json, os, shutil, sys and time.
+An app-server may outlive its codex-probe for a moment: the parent-death signal reaches
+the npm launcher, not the native codex below it, which ends when its stdin does and saves
+its session first, re-creating its home's folders if they were removed meanwhile (a
+SIGHUP mid-run left one home so). So the janitor first gives the app-servers working in
+a listed folder (found by /proc/PID/cwd) GRACE_S to end, then kills those left, then
+removes the folder, again for up to REMOVING_S while anything reappears.
+
+The helper part comes first and needs only contextlib, json, os, shutil, signal, sys and
+time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Iterable
 
 PREFIX = "codex-probe-"
+GRACE_S = 2.0
 REMOVING_S = 5.0
-REMOVE_AGAIN_S = 0.05
+LOOK_AGAIN_S = 0.05
+
+
+def _app_servers_in(folders: set[str]) -> list[int]:
+    """The app-servers (codex, the fake) whose working folder is inside one of `folders`."""
+    found = []
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []  # no /proc: nothing to wait for
+    for pid in pids:
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                is_app_server = b"app-server" in cmdline.read()
+        except OSError:
+            continue  # gone, or not ours to read
+        inside = any(cwd == folder or cwd.startswith(folder + os.sep) for folder in folders)
+        if is_app_server and inside:
+            found.append(pid)
+    return found
+
+
+def _remove(listed: set[str]) -> None:
+    """Remove the folders once no app-server works in them any more (after GRACE_S, those
+    still there are killed), and again while anything reappears, up to REMOVING_S."""
+    started = time.monotonic()
+    while listed:
+        elapsed = time.monotonic() - started
+        if users := _app_servers_in(listed):
+            if elapsed < GRACE_S:
+                time.sleep(LOOK_AGAIN_S)  # /proc gives no event for a process's end
+                continue
+            for pid in users:
+                with contextlib.suppress(OSError):  # gone meanwhile
+                    os.kill(pid, signal.SIGKILL)
+        for path in sorted(listed):
+            shutil.rmtree(path, ignore_errors=True)
+        listed = {path for path in listed if os.path.lexists(path)}
+        if not listed or elapsed >= REMOVING_S:
+            return
+        time.sleep(LOOK_AGAIN_S)
 
 
 def _janitor(lines: Iterable[str]) -> None:
@@ -48,14 +97,7 @@ def _janitor(lines: Iterable[str]) -> None:
             listed.add(path)
         elif sign == "-":
             listed.discard(path)
-    deadline = time.monotonic() + REMOVING_S
-    while listed:
-        for path in sorted(listed):
-            shutil.rmtree(path, ignore_errors=True)
-        listed = {path for path in listed if os.path.lexists(path)}
-        if not listed or time.monotonic() >= deadline:
-            return
-        time.sleep(REMOVE_AGAIN_S)  # a dying codex writes into its home for a moment more
+    _remove(listed)
 
 
 if __name__ == "__main__":  # the janitor; the parent side below would slow its start
@@ -64,14 +106,13 @@ if __name__ == "__main__":  # the janitor; the parent side below would slow its 
 
 
 import atexit  # noqa: E402 (after the janitor, which must start fast)
-import contextlib  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import threading  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-JANITOR_EXIT_S = 5.0
+JANITOR_EXIT_S = REMOVING_S + 1.0
 
 
 class _Registry:

@@ -4,6 +4,7 @@ process is gone, and never what the process keeps or did not make."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -19,10 +20,21 @@ REPO = Path(__file__).resolve().parents[1]
 DEADLINE_S = 30.0
 GONE_WITHIN_S = 5.0
 POLL_S = 0.02
-# Makes the homes its arguments ask for (`kept` or `home`, or `kill-janitor` to kill its
-# janitor by hand), prints each one's folder, then runs until killed or its stdin ends.
-MAKER = """
-import os, signal, sys
+# An app-server that writes into its home for good (it takes no notice of its parent's end).
+WRITES = """
+import os, sys
+session = os.path.join(sys.argv[1], "home", "codex_home", "sessions")
+while True:
+    os.makedirs(session, exist_ok=True)
+    with open(os.path.join(session, "rollout.jsonl"), "a") as rollout:
+        rollout.write("a line\\n")
+"""
+# Makes the homes its arguments ask for (`kept` or `home`; `kill-janitor` kills its janitor
+# by hand, `writer` starts WRITES in the last home), prints each one's folder, then runs
+# until killed or its stdin ends.
+MAKER = f"""
+WRITES = {WRITES!r}
+import os, signal, subprocess, sys
 from pathlib import Path
 from codex_probe.harness import temp_folders
 from codex_probe.rig.homes import IsolatedHome
@@ -31,6 +43,13 @@ for what in sys.argv[2:]:
     if what == "kill-janitor":
         os.kill(temp_folders._registry._janitor.pid, signal.SIGKILL)
         temp_folders._registry._janitor.wait()
+        continue
+    if what == "writer":
+        # An app-server that outlives this process and writes into the last home for good.
+        subprocess.Popen(
+            [sys.executable, "-c", WRITES, str(homes[-1].root), "app-server"],
+            cwd=homes[-1].workdir, start_new_session=True,
+        )
         continue
     home = IsolatedHome("http://127.0.0.1:9/v1", parent_dir=Path(sys.argv[1]), keep=what == "kept")
     homes.append(home)
@@ -60,7 +79,7 @@ def start_maker(parent: Path, *homes: str) -> tuple[subprocess.Popen[str], list[
     made = []
     with selectors.DefaultSelector() as selector:
         selector.register(maker.stdout, selectors.EVENT_READ)
-        for _ in [home for home in homes if home != "kill-janitor"]:
+        for _ in [home for home in homes if home not in ("kill-janitor", "writer")]:
             if not selector.select(timeout=DEADLINE_S):
                 maker.kill()
                 raise AssertionError("the maker printed no home within the deadline")
@@ -112,6 +131,50 @@ def test_a_janitor_killed_by_hand_is_started_again_and_told_every_folder(
     end(maker)
     assert gone_within(before, GONE_WITHIN_S)
     assert gone_within(after, GONE_WITHIN_S)
+
+
+def processes_naming(home: Path) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(home).encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_an_app_server_still_writing_into_a_home_is_ended_and_the_home_removed(
+    tmp_path: Path,
+) -> None:
+    maker, [home] = start_maker(tmp_path, "home", "writer")
+    rollout = home / "home" / "codex_home" / "sessions" / "rollout.jsonl"
+    try:
+        ends = time.monotonic() + DEADLINE_S
+        while not rollout.exists():
+            assert time.monotonic() < ends, "the writer never wrote"
+            time.sleep(POLL_S)  # the filesystem gives no event for another process's write
+        maker.send_signal(signal.SIGKILL)
+        maker.wait(timeout=DEADLINE_S)
+        ends = time.monotonic() + GONE_WITHIN_S
+        while home.exists() or any(alive(pid) for pid in processes_naming(home)):
+            assert time.monotonic() < ends, "the home or its writer is still there"
+            time.sleep(POLL_S)  # /proc and the filesystem give no event to wait on
+        assert not home.exists()  # and nothing writes it again
+    finally:
+        end(maker)
+        for pid in processes_naming(home):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_the_janitor_removes_only_folders_named_codex_probe(tmp_path: Path) -> None:
