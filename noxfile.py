@@ -1,5 +1,5 @@
 """Sessions: tests, lint, probe (the default codex-cli, or the versions after --), floors
-(the lowest allowed dependencies), report, schema_diff, conformance, fault_campaign.
+(the lowest allowed dependencies), report, schema_diff, conformance, fault_campaign, chaos.
 
 Run them with ./nox -s NAME (or any nox you have).
 """
@@ -239,3 +239,29 @@ def fault_campaign(session: nox.Session) -> None:
         *session.posargs,
         env={"CODEX_PROBE_FAULT_PROFILE": "fault-campaign-deep"},
     )
+
+
+def ensure_strace(session: nox.Session) -> None:
+    """Install Debian's strace when it is missing and this user may (root, apt): the chaos
+    campaign's network row traces every connect() with it."""
+    if shutil.which("strace"):
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        session.warn("no strace: the campaign's network row will fail; apt-get install strace")
+        return
+    session.log("installing Debian's strace for the network row (apt-get, once)")
+    session.run("apt-get", "update", "-qq", external=True)
+    session.run(
+        "apt-get", "install", "-y", "-qq", "--no-install-recommends", "strace", external=True
+    )
+
+
+@nox.session(python=PYTHON)
+def chaos(session: nox.Session) -> None:
+    """The chaos campaign of issue 25 against the real codex-cli and the fake: hangs,
+    signals, kill -9, prune during runs, sealing, secrets, network, bad input, old releases.
+    One table; fails if any row does. At most 20 minutes; not part of `tests`.
+    ./nox -s chaos -- --only TEXT --seed N (see python -m tools.chaos --help)."""
+    install_project(session)
+    ensure_strace(session)
+    session.run("python", "-m", "tools.chaos", *session.posargs)

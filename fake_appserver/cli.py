@@ -82,12 +82,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return USAGE_ERROR
+        # The script first: a bad rule is the caller's to fix, whatever the home holds.
+        script = load_script(args.script)
         if not os.environ.get("CODEX_HOME"):
             print("fake-codex: set CODEX_HOME; the fake never uses ~/.codex", file=sys.stderr)
             return USAGE_ERROR
         codex_home = Path(os.environ["CODEX_HOME"])
         provider = provider_config(load_config(codex_home, args.config))
-        script = load_script(args.script)
     except (ProfileError, ConfigError, ScriptError) as error:
         print(f"fake-codex: {error}", file=sys.stderr)
         return USAGE_ERROR

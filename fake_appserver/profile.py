@@ -405,7 +405,19 @@ def _decode(path: Path, model: type[DecodedT]) -> DecodedT:
     except msgspec.ValidationError as error:
         raise ProfileError(f"{path}: {error}") from None
     except msgspec.DecodeError as error:
-        raise ProfileError(f"{path}: not JSON: {error}") from None
+        raise ProfileError(f"{path}: {_where_json_breaks(raw, error)}") from None
+
+
+def _where_json_breaks(raw: bytes, error: msgspec.DecodeError) -> str:
+    """`invalid JSON at line L:C: what` (a truncated file ends mid-value: its last line);
+    msgspec counts bytes, a person reading the file counts lines."""
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError as located:
+        return f"invalid JSON at line {located.lineno}:{located.colno}: {located.msg}"
+    except (UnicodeDecodeError, RecursionError):
+        pass
+    return f"invalid JSON: {error}"
 
 
 def encode_document(document: ProfileDocument) -> str:

@@ -2,8 +2,8 @@
 
 Every floor is a package under the one name `codex_probe`. Lowest first
 (docs/ARCHITECTURE.md): harness, fake_appserver, rig, then probes and conformance side by
-side, reporting, and cli on top. A floor imports only floors below it; tests/ and bench/
-may import anything and nothing imports them; so may tools/ (measuring tools run by hand).
+side, reporting, and cli on top. A floor imports only floors below it; tests/, bench/ and
+tools/ may import anything and nothing imports them.
 """
 
 from __future__ import annotations
@@ -33,11 +33,13 @@ SHIPPED = tuple(MAY_IMPORT)
 NAMESPACE = "codex_probe"
 # The folders at the top of the checkout that codex_probe/ links in (see its __init__).
 LINKED = ("harness", "fake_appserver", "probes", "conformance")
-OURS = (NAMESPACE, *LINKED, "rig", "reporting", "tests", "bench", "tools")
+# Folders a person runs or reads, outside the shipped package: they may import anything.
+OUTSIDE = ("tests", "bench", "tools")
+OURS = (NAMESPACE, *LINKED, "rig", "reporting", *OUTSIDE)
 
 
 def floor(module: str) -> str:
-    """The floor of a module: its package under codex_probe, or tests / bench. The
+    """The floor of a module: its package under codex_probe, or tests / bench / tools. The
     namespace package itself holds no code (the fake's launcher finds the folders by it),
     so any floor may import it."""
     parts = module.split(".")
@@ -159,6 +161,21 @@ def test_a_package_imports_only_the_floors_below_it(package: str) -> None:
         if floor(target) not in allowed
     )
     assert upward == []
+
+
+@pytest.mark.parametrize("outside", OUTSIDE)
+def test_nothing_shipped_imports_the_tests_the_benches_or_the_tools(outside: str) -> None:
+    # The tests may import a tool (to test it); the package never does.
+    graph = import_graph()
+    assert any(floor(source) == outside for source in graph), f"no module of {outside}"
+    importers = sorted(
+        f"{source} -> {target}"
+        for source, targets in graph.items()
+        if floor(source) in SHIPPED
+        for target in targets
+        if floor(target) == outside
+    )
+    assert importers == []
 
 
 def test_conformance_and_probes_never_import_each_other() -> None:

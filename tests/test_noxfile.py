@@ -7,8 +7,10 @@ import os
 import runpy
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -119,11 +121,14 @@ def apt_get_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @functools.cache
+def loaded_noxfile() -> dict[str, Any]:
+    """The noxfile's names, loaded once: nox refuses a session registered twice."""
+    return runpy.run_path(str(REPOSITORY / "noxfile.py"))
+
+
 def ensure_browser() -> Callable[[RecordingSession], None]:
-    """The noxfile's ensure_browser (the noxfile loaded once: nox refuses a session
-    registered twice)."""
-    noxfile = runpy.run_path(str(REPOSITORY / "noxfile.py"))
-    function: Callable[[RecordingSession], None] = noxfile["ensure_browser"]
+    """The noxfile's ensure_browser."""
+    function: Callable[[RecordingSession], None] = loaded_noxfile()["ensure_browser"]
     return function
 
 
@@ -150,3 +155,13 @@ def test_a_failed_browser_install_shows_apt_gets_output_and_fails_the_session(
     printed = capfd.readouterr().err
     assert "E: Unable to locate package chromium" in printed
     assert "Unpacking package-99 ..." in printed
+
+
+def test_the_chaos_campaign_runs_only_when_asked_for() -> None:
+    # It takes minutes and signals whole process trees: never part of `./nox -s tests`,
+    # of a bare `./nox`, or of what pytest collects.
+    noxfile = loaded_noxfile()
+    assert "chaos" in noxfile
+    assert "chaos" not in noxfile["nox"].options.sessions
+    pytest_options = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["tool"]["pytest"]
+    assert not any(path.startswith("tools") for path in pytest_options["ini_options"]["testpaths"])

@@ -1,1 +1,2 @@
-"""Tools a person runs by hand to measure codex; nothing of codex-probe imports them."""
+"""Tools a person runs (`python -m tools.NAME`): measuring codex by hand (explore), the
+chaos campaign (chaos/). Nothing of codex-probe imports them."""

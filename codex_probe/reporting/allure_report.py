@@ -18,12 +18,13 @@ import re
 import secrets
 import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness.child_env import ALLURE, child_env, search_path
+from codex_probe.harness.parent_death import bound_to_this_process
+from codex_probe.harness.temp_folders import temporary_folder
 from codex_probe.reporting.allure_install import AllureInstallation
 from codex_probe.reporting.categories import categories_json
 
@@ -87,13 +88,13 @@ def generate_html(
     staging = _new_staging_dir(html_dir)
     started = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="codex-probe-allure-") as work:
-            config = Path(work) / "allurerc.json"
+        with temporary_folder("allure") as work:
+            config = work / "allurerc.json"
             config.write_text(json.dumps(allure_config(staging), indent=2))
             _run_allure(
                 allure,
                 ["generate", "--config", str(config), "--output", str(staging), str(results_dir)],
-                cwd=Path(work),
+                cwd=work,
                 timeout=timeout,
             )
         index = staging / "index.html"
@@ -128,7 +129,7 @@ def _run_allure(allure: AllureInstallation, args: list[str], *, cwd: Path, timeo
     env = child_env(ALLURE, {"PATH": search_path(), "HOME": str(cwd)})
     try:
         done = subprocess.run(
-            [str(allure.binary), *args],
+            bound_to_this_process([str(allure.binary), *args]),
             cwd=cwd,
             env=env,
             capture_output=True,

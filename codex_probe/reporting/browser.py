@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from codex_probe.harness.child_env import BROWSER, child_env, search_path
 from codex_probe.harness.jsonrpc.process import end_process_group
+from codex_probe.harness.parent_death import bound_to_this_process
+from codex_probe.harness.temp_folders import temporary_folder
 
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 BROWSER_TIMEOUT = 90.0
@@ -62,7 +63,7 @@ def screenshot(
 
 def _run_headless(args: list[str], *, timeout: float) -> str:
     browser = find_browser()
-    with tempfile.TemporaryDirectory(prefix="codex-probe-chromium-") as profile:
+    with temporary_folder("chromium") as profile:
         command = [
             browser,
             "--headless",
@@ -78,9 +79,9 @@ def _run_headless(args: list[str], *, timeout: float) -> str:
             f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}",
             *args,
         ]
-        env = child_env(BROWSER, {"PATH": search_path(), "HOME": profile})
+        env = child_env(BROWSER, {"PATH": search_path(), "HOME": str(profile)})
         process = subprocess.Popen(
-            command,
+            bound_to_this_process(command),  # no browser outlives a codex-probe killed outright
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

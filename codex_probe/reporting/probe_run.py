@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from codex_probe.harness.jsonrpc.process import end_process_group
+from codex_probe.harness.parent_death import bound_to_this_process
 
 PROBE_TIMEOUT = 3600.0
 # How this Python runs the codex-probe command, whether or not it is on PATH.
@@ -32,7 +33,10 @@ def probe_command(versions: Sequence[str], out_dir: Path) -> list[str]:
 
 def run_probes(command: Sequence[str], *, timeout: float = PROBE_TIMEOUT) -> int:
     """The command's exit code; its output goes to ours, so a long run shows its progress."""
-    process = subprocess.Popen(list(command), stdin=subprocess.DEVNULL, start_new_session=True)
+    # Bound to this process: a gate killed outright takes its probe run (and so its codex) along.
+    process = subprocess.Popen(
+        bound_to_this_process(list(command)), stdin=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         return process.wait(timeout=timeout)
     except subprocess.TimeoutExpired:

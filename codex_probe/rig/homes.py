@@ -20,6 +20,7 @@ from typing import Self, TypeAlias
 import tomli_w
 
 from codex_probe.harness.child_env import CODEX, child_env, search_path
+from codex_probe.harness.temp_folders import make_folder, removed
 
 # What config.toml holds: scalars, arrays of scalars, nested tables.
 TomlScalar: TypeAlias = str | int | float | bool
@@ -108,7 +109,11 @@ class IsolatedHome:
         parent_dir: Path | None = None,
         keep: bool = False,
     ) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="codex-probe-", dir=parent_dir)).resolve()
+        if keep:
+            made = Path(tempfile.mkdtemp(prefix="codex-probe-", dir=parent_dir))
+        else:
+            made = make_folder(parent=parent_dir)  # removed even if this process is killed
+        self.root = made.resolve()
         self.home = self.root / "home"
         self.codex_home = self.home / "codex_home"
         self.workdir = self.root / "work"
@@ -159,6 +164,7 @@ class IsolatedHome:
     def cleanup(self) -> None:
         if not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
+            removed(self.root)
 
     def __enter__(self) -> Self:
         return self

@@ -15,6 +15,7 @@ from typing import Any
 from codex_probe.harness.codex.seal import seal_launch
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.harness.parent_death import bound_to_this_process
 
 CLIENT_NAME = "codex-probe"
 CLIENT_VERSION = "0.1.0"
@@ -44,9 +45,12 @@ async def open_app_server(
     process is ended before the error propagates.
     """
     # The first launch of a process checks what the host allows (a subprocess): not on the loop.
-    argv, _ = await asyncio.to_thread(
-        seal_launch, app_server_argv(binary, config_overrides), cwd=cwd
-    )
+    plain = app_server_argv(binary, config_overrides)
+    argv, _ = await asyncio.to_thread(seal_launch, plain, cwd=cwd)
+    if argv == plain:
+        # A host that cannot seal: the seal's helper, which also ties the app-server's life
+        # to ours, does not run, so this one does.
+        argv = bound_to_this_process(plain)
     client = await JsonRpcClient.spawn(argv, env=env, cwd=cwd, transcript=transcript)
     if not initialize:
         return client, None

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness import child_env
-from codex_probe.harness.codex import npm
+from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
 from codex_probe.harness.codex.versions import is_release, nearest_versions
+from codex_probe.harness.parent_death import bound_to_this_process
+from codex_probe.harness.temp_folders import temporary_folder
 
 BINARY_RELATIVE = Path("node_modules") / ".bin" / "codex"
 # Touched whenever an installation is handed out; `codex-probe cache prune` reads its mtime.
@@ -53,8 +54,16 @@ class Installation:
 
 
 def installed(version: str, root: Path | None = None) -> Installation | None:
-    """The cached installation of `version`, or None; never touches the network."""
-    candidate = Installation(version, versions_dir(root) / version)
+    """The cached installation of `version`, or None; never touches the network.
+
+    One handed out is in use by this process until it exits: no prune removes it.
+    """
+    versions = versions_dir(root)
+    candidate = Installation(version, versions / version)
+    if not is_installed(candidate.root, BINARY_RELATIVE):
+        return None  # checked first: no lock file for a version that is not there
+    in_use.hold(versions, version)
+    # Checked again under the hold: a prune may have removed it just before.
     return mark_used(candidate) if is_installed(candidate.root, BINARY_RELATIVE) else None
 
 
@@ -80,6 +89,8 @@ def install(version: str, root: Path | None = None) -> Installation:
     if version != "latest" and (cached := installed(version, root)):
         return cached
     concrete = resolve_version(version)
+    # Held before it exists: a prune running while npm installs it must leave it be.
+    in_use.hold(versions_dir(root), concrete)
     if cached := installed(concrete, root):
         return cached
     root_dir = install_once(
@@ -111,13 +122,13 @@ def run_codex_tool(
     binary: Path, args: list[str], *, timeout: float = 60.0
 ) -> subprocess.CompletedProcess[str]:
     """Run a one-shot codex subcommand in a throwaway home, never the user's ~/.codex."""
-    with tempfile.TemporaryDirectory(prefix="codex-probe-tool-") as home:
+    with temporary_folder("tool") as home:
         # The npm shim runs node; codex itself needs nothing else from the caller.
-        own = {"PATH": child_env.search_path(), "HOME": home, "CODEX_HOME": home}
+        own = {"PATH": child_env.search_path(), "HOME": str(home), "CODEX_HOME": str(home)}
         env = child_env.child_env(child_env.CODEX, own)
         try:
             done = subprocess.run(
-                [str(binary), *args],
+                bound_to_this_process([str(binary), *args]),
                 capture_output=True,
                 text=True,
                 timeout=timeout,

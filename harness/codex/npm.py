@@ -17,6 +17,7 @@ from codex_probe.harness import child_env
 from codex_probe.harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
 from codex_probe.harness.codex.versions import NPM_PACKAGE
 from codex_probe.harness.jsonrpc.process import end_process_group
+from codex_probe.harness.parent_death import bound_to_this_process
 
 NPM_TIMEOUT = 300.0
 
@@ -40,7 +41,8 @@ def run_npm(
     progress: InstallProgress | None = None,
 ) -> str:
     """npm's stdout; with `progress`, the wait is shown while npm fills a folder."""
-    command = [_npm(), *args]
+    # Bound to this process: a kill -9 of codex-probe must not leave npm filling a folder.
+    command = bound_to_this_process([_npm(), *args])
     process = subprocess.Popen(
         command,
         cwd=cwd,

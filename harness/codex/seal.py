@@ -7,13 +7,15 @@ over it) and looks for `.git` in every parent of its working directory. On a hos
 either, verdicts would change silently.
 
 So every app-server is started through this file, run as a script (`python -I -S seal.py
-CWD [--hide DIR NAME]... [--mask DIR]... -- ARGV`). In a fresh mount namespace (inside a
-user namespace of the caller's own uid when it lacks CAP_SYS_ADMIN) it
+CWD [--hide DIR NAME]... [--mask DIR]... [--parent PID] -- ARGV`). In a fresh mount
+namespace (inside a user namespace of the caller's own uid when it lacks CAP_SYS_ADMIN) it
 
 - covers `/etc/codex`, when the host has one, with an empty read-only tmpfs;
 - rebuilds each parent of the working directory that holds a `.git` as a tmpfs of bind
   mounts of all its other entries: `.git` is absent, the rest is the host's own (writes to
   those entries go through; a new file made directly in such a parent stays in the tmpfs);
+- with `--parent`, has the kernel kill the app-server when that process (the thread that
+  started it) ends, so that not even a kill -9 of the caller leaves it running;
 
 then execs ARGV: same pid, same environment, same network, no extra process to end, and
 nothing mounted on the host (the namespace's mounts are private). A `.git` in `/` itself
@@ -27,13 +29,14 @@ Whether the host allows all this is checked once per process, by doing it (about
 Where it does not, the app-server runs unsealed and its `Sealing` says so and lists what
 codex could see; `describe_sealing()` sums up every launch for verdict.json.
 
-The helper part comes first and needs only os, stat, sys and ctypes, so a sealed launch
+The helper part comes first and needs only ctypes, errno, os, stat and sys, so a sealed launch
 costs a Python start-up of about 11 ms, whatever environment is handed to codex.
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import stat
 import sys
@@ -42,7 +45,12 @@ import sys
 # standard library.
 PYTHON_FLAGS = ("-I", "-S")
 EXIT_SEAL_FAILED = 126
-USAGE = "usage: seal.py CWD [--hide DIR NAME]... [--mask DIR]... -- ARGV... | seal.py --check"
+USAGE = (
+    "usage: seal.py CWD [--hide DIR NAME]... [--mask DIR]... [--parent PID] -- ARGV... "
+    "| seal.py --check"
+)
+_PR_SET_PDEATHSIG = 1
+_SIGKILL = 9
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
@@ -92,7 +100,13 @@ def _mount_tmpfs(libc: ctypes.CDLL, target: str, flags: int, options: str) -> No
 
 
 def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
-    """Cover `directory` with a tmpfs holding bind mounts of every entry of it but `hidden`."""
+    """Cover `directory` with a tmpfs holding bind mounts of every entry of it but `hidden`.
+
+    The host keeps changing `directory` meanwhile (other runs make and remove their homes
+    beside ours): an entry that vanishes between the listing and its mount is left out, one
+    replaced by another kind of entry is mirrored as what it became, and one that appears
+    after the listing is not there, as if it had been made after the seal.
+    """
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
@@ -104,13 +118,31 @@ def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
         except OSError:  # an owner a user namespace does not map: then the tmpfs is ours
             _mount_tmpfs(libc, directory, flags, mode)
         for name in names:
-            if name == hidden:
-                continue
-            target = os.path.join(directory, name)
+            if name != hidden:
+                _mirror_entry(libc, fd, directory, name)
+    finally:
+        os.close(fd)
+
+
+# What a mirror step meets when its entry was removed or replaced since it was looked at.
+_CHANGED_UNDER_US = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.EINVAL, errno.ESTALE)
+_MIRROR_TRIES = 3
+
+
+def _mirror_entry(libc: ctypes.CDLL, fd: int, directory: str, name: str) -> None:
+    """Make `directory/name` on the tmpfs show the covered entry (`fd` names the covered
+    directory): a symlink is copied, anything else bind-mounted onto a placeholder of its
+    kind. Nothing, if the entry is gone by the time it is looked at."""
+    target = os.path.join(directory, name)
+    for _ in range(_MIRROR_TRIES):
+        try:
             entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return  # removed since the listing
+        try:
             if stat.S_ISLNK(entry.st_mode):
                 os.symlink(os.readlink(name, dir_fd=fd), target)
-                continue
+                return
             if stat.S_ISDIR(entry.st_mode):
                 os.mkdir(target)
             else:
@@ -121,11 +153,36 @@ def _rebuild_without(libc: ctypes.CDLL, directory: str, hidden: str) -> None:
                 libc.mount(source.encode(), target.encode(), None, _MS_BIND | _MS_REC, None),
                 f"bind {target}",
             )
-    finally:
-        os.close(fd)
+            return
+        except OSError as error:
+            if error.errno not in _CHANGED_UNDER_US:
+                raise
+            _remove_placeholder(target)  # then look again: gone, or something else now
+    raise OSError(errno.EAGAIN, f"{target} kept changing while it was mirrored")
 
 
-def _seal_and_exec(cwd: str, hide: list[tuple[str, str]], mask: list[str], argv: list[str]) -> None:
+def _remove_placeholder(target: str) -> None:
+    try:
+        if os.path.isdir(target) and not os.path.islink(target):
+            os.rmdir(target)
+        else:
+            os.unlink(target)
+    except FileNotFoundError:
+        pass
+
+
+def _die_with(libc: ctypes.CDLL, parent: int) -> None:
+    """SIGKILL from the kernel when `parent` (the thread that started us) ends, so that
+    nothing outlives a caller killed outright; now, if it has ended already. (The same as
+    codex-probe's `harness/parent_death.py`, which this standalone file cannot import.)"""
+    _call(libc.prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0), "prctl(PR_SET_PDEATHSIG)")
+    if os.getppid() != parent:
+        os.kill(os.getpid(), _SIGKILL)
+
+
+def _seal_and_exec(
+    cwd: str, hide: list[tuple[str, str]], mask: list[str], parent: int | None, argv: list[str]
+) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     _enter_namespace(libc)
     for directory, name in hide:
@@ -135,6 +192,8 @@ def _seal_and_exec(cwd: str, hide: list[tuple[str, str]], mask: list[str], argv:
         _mount_tmpfs(libc, directory, flags, "mode=755,size=16k")
     # Resolve the working directory again, in the new view of its parents.
     os.chdir(cwd)
+    if parent is not None:  # after the new namespaces: a change of credentials clears it
+        _die_with(libc, parent)
     os.execvp(argv[0], argv)
 
 
@@ -145,7 +204,9 @@ def _check() -> str:
     return how
 
 
-def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list[str]]:
+def _parse(
+    args: list[str],
+) -> tuple[str, list[tuple[str, str]], list[str], int | None, list[str]]:
     if "--" not in args:
         raise ValueError(USAGE)
     split = args.index("--")
@@ -155,6 +216,7 @@ def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list
     cwd, rest = options[0], options[1:]
     hide: list[tuple[str, str]] = []
     mask: list[str] = []
+    parent: int | None = None
     while rest:
         if rest[0] == "--hide" and len(rest) >= 3:
             hide.append((rest[1], rest[2]))
@@ -162,9 +224,12 @@ def _parse(args: list[str]) -> tuple[str, list[tuple[str, str]], list[str], list
         elif rest[0] == "--mask" and len(rest) >= 2:
             mask.append(rest[1])
             rest = rest[2:]
+        elif rest[0] == "--parent" and len(rest) >= 2 and rest[1].isdigit():
+            parent = int(rest[1])
+            rest = rest[2:]
         else:
             raise ValueError(USAGE)
-    return cwd, hide, mask, argv
+    return cwd, hide, mask, parent, argv
 
 
 def _helper_main(args: list[str]) -> int:
@@ -243,6 +308,7 @@ class Plan:
     cwd: str
     hide: list[tuple[str, str]]  # (directory, name): rebuilt without the name, top down
     mask: list[str]  # directories covered by an empty read-only tmpfs
+    parent: int | None = None  # the app-server is killed when this process goes
 
     def helper_args(self) -> list[str]:
         args = [self.cwd]
@@ -250,6 +316,8 @@ class Plan:
             args += ["--hide", directory, name]
         for directory in self.mask:
             args += ["--mask", directory]
+        if self.parent is not None:
+            args += ["--parent", str(self.parent)]
         return args
 
 
@@ -292,7 +360,7 @@ def plan_for(cwd: str) -> tuple[Plan, list[str]]:
         else:
             hide.append((parent, GIT_ENTRY))
     mask = [SYSTEM_CONFIG_DIR] if os.path.isdir(SYSTEM_CONFIG_DIR) else []
-    return Plan(cwd, hide, mask), unhideable
+    return Plan(cwd, hide, mask, os.getpid()), unhideable
 
 
 class _Record:

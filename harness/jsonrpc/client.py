@@ -27,6 +27,7 @@ from codex_probe.harness.jsonrpc.errors import (
     RequestTimeout,
     ServerError,
     ServerExited,
+    StdinClosed,
     TransportError,
 )
 from codex_probe.harness.jsonrpc.framing import (
@@ -47,6 +48,10 @@ from codex_probe.harness.jsonrpc.process import STREAM_LIMIT, ServerProcess
 from codex_probe.harness.jsonrpc.transcript import Transcript
 
 DEFAULT_TIMEOUT = 30.0
+# How long a write that found stdin closed waits for the server's exit, which says why.
+EXIT_GRACE = 2.0
+# How long a server that closed stdout is given to finish its stderr (its last words).
+STDERR_GRACE = 0.5
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
 
@@ -83,6 +88,8 @@ class JsonRpcClient:
         self._notification_waiters: set[asyncio.Future[None]] = set()
         self._closed = False
         self._connection_lost: TransportError | None = None
+        # Done once the connection is gone and everything pending has failed.
+        self._ended: asyncio.Future[None] = self._loop.create_future()
         # Pieces of a line not yet ended by a newline, and their total length.
         self._partial: list[bytes] = []
         self._partial_size = 0
@@ -127,9 +134,15 @@ class JsonRpcClient:
         # Not wait_for(shield(...)): each adds turns of the loop to every request.
         self._deadlines.add(request_id, timeout)
         try:
-            self._send(request_frame(request_id, method, params))
-            if self.server.stdin.transport.get_write_buffer_size():
-                await self._drain()  # more than the pipe holds is waiting to be written
+            try:
+                self._send(request_frame(request_id, method, params))
+                if self.server.stdin.transport.get_write_buffer_size():
+                    await self._drain()  # more than the pipe holds is waiting to be written
+            except StdinClosed as refused:
+                error = await self._exit_instead_of(refused, method, request_id)
+                if future.done() and not future.cancelled():
+                    future.exception()  # the same exit, failed onto it: taken, not left unread
+                raise error from None
             return await future
         finally:
             self._pending.pop(request_id, None)
@@ -151,9 +164,29 @@ class JsonRpcClient:
         )
 
     async def notify(self, method: str, params: Any = None) -> None:
-        self._send(notification_frame(method, params))
-        if self.server.stdin.transport.get_write_buffer_size():
-            await self._drain()
+        try:
+            self._send(notification_frame(method, params))
+            if self.server.stdin.transport.get_write_buffer_size():
+                await self._drain()
+        except StdinClosed as refused:
+            raise await self._exit_instead_of(refused, method, None) from None
+
+    async def _exit_instead_of(
+        self, refused: StdinClosed, method: str, request_id: RequestId | None
+    ) -> TransportError:
+        """A server whose stdin is closed is most likely exiting (a crash, a failed seal):
+        its exit code and stderr say why, the broken pipe does not. Wait briefly for them."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(EXIT_GRACE):
+                await asyncio.shield(self._ended)
+        if self._connection_lost is None:  # it lives on without its stdin
+            return StdinClosed(refused.summary, stderr_tail=self.server.stderr_tail())
+        return ServerExited(
+            method=method,
+            request_id=request_id,
+            returncode=self.server.returncode,
+            stderr_tail=self._connection_lost.stderr_tail,
+        )
 
     def _send(self, frame: dict[str, Any]) -> None:
         # Synchronous: the frame goes into the pipe (or its transport's buffer) whole and in
@@ -175,7 +208,7 @@ class JsonRpcClient:
             else:
                 self._write(data + b"\n")
         except (ConnectionError, RuntimeError, OSError) as error:
-            raise ConnectionClosed(
+            raise StdinClosed(
                 f"cannot write {frame.get('method', 'a response')} to the server: {error}",
                 stderr_tail=self.server.stderr_tail(),
             ) from None
@@ -214,7 +247,7 @@ class JsonRpcClient:
         try:
             await stdin.drain()
         except (ConnectionError, RuntimeError, OSError) as error:
-            raise ConnectionClosed(
+            raise StdinClosed(
                 f"cannot write to the server: {error}", stderr_tail=self.server.stderr_tail()
             ) from None
 
@@ -407,10 +440,11 @@ class JsonRpcClient:
 
     async def _connection_ended(self) -> None:
         # stdout closed: the process is exiting (or closed stdout). Give it a moment to
-        # report an exit code, then fail everything still pending at once.
+        # report an exit code and finish its stderr, then fail everything pending at once.
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(0.5):
                 await self.server.process.wait()
+        await self.server.stderr_ended(STDERR_GRACE)
         self._fail_everything()
 
     def _fail_everything(self) -> None:
@@ -419,6 +453,8 @@ class JsonRpcClient:
         self._connection_lost = ServerExited(
             method=None, request_id=None, returncode=self.server.returncode, stderr_tail=tail
         )
+        if not self._ended.done():
+            self._ended.set_result(None)
         for request_id, pending in list(self._pending.items()):
             if not pending.future.done():
                 pending.future.set_exception(

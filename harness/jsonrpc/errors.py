@@ -72,8 +72,25 @@ class NotificationTimeout(TransportError):
         )
 
 
+def reason_in(stderr_tail: str) -> str:
+    """The line of a dying server's stderr that says why: the last that names an error
+    (`error: unexpected argument`, `Error: Cannot find module`, `ValueError: ...`), else
+    its last line (`codex-probe seal: [Errno 2] ...`, `fake-codex: ...`)."""
+    lines = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
+    named = [line for line in lines if line.lower().startswith("error") or "error:" in line]
+    said = (named or lines or [""])[-1]
+    return said if len(said) <= REASON_CHARS else said[: REASON_CHARS - 3] + "..."
+
+
+REASON_CHARS = 300
+
+
 class ServerExited(TransportError):
-    """The server process exited (or closed its stdout) while requests were pending."""
+    """The server process exited (or closed its stdout) while requests were pending.
+
+    A server that failed (a non-zero exit) says why in the summary too, with the line of
+    its stderr that names the reason: a report that shows only the summary still has it.
+    """
 
     def __init__(
         self,
@@ -88,11 +105,22 @@ class ServerExited(TransportError):
         self.returncode = returncode
         what = f"{method} (id {request_id})" if method else "the connection"
         code = "still running, stdout closed" if returncode is None else f"exit code {returncode}"
-        super().__init__(f"server exited before answering {what} ({code})", stderr_tail=stderr_tail)
+        summary = f"server exited before answering {what} ({code})"
+        if returncode not in (None, 0) and (reason := reason_in(stderr_tail)):
+            summary += f": {reason}"
+        super().__init__(summary, stderr_tail=stderr_tail)
 
 
 class ConnectionClosed(TransportError):
     """A message could not be written because the client or the pipe is closed."""
+
+
+class StdinClosed(ConnectionClosed):
+    """A write found the server's stdin closed: the server is most likely exiting.
+
+    The client waits briefly for that exit and raises ServerExited (its exit code and
+    stderr) instead; this is what remains when the server lives on without its stdin.
+    """
 
 
 class MalformedFrame(TransportError):

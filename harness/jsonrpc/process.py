@@ -214,6 +214,15 @@ class ServerProcess:
     def stderr_tail(self, lines: int = 40) -> str:
         return "\n".join(list(self._stderr_tail)[-lines:])
 
+    async def stderr_ended(self, seconds: float) -> bool:
+        """Wait at most `seconds` for the server's stderr to end (all of it in the tail)."""
+        try:
+            async with asyncio.timeout(seconds):
+                await asyncio.shield(self._stderr_task)
+        except TimeoutError:
+            return False
+        return True
+
     async def _drain_stderr(self) -> None:
         assert self.process.stderr is not None
         while line := await self.process.stderr.readline():

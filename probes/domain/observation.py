@@ -126,7 +126,9 @@ class ScenarioBroken(RuntimeError):
         self.requests = observation.requests
         self.steps = observation.steps
         own_tail = error.stderr_tail if isinstance(error, TransportError) else ""
-        self.stderr_tail = observation.stderr_tail or own_tail
+        # Both: what earlier processes of the run said, and why the failed one ended.
+        tails = [observation.stderr_tail, own_tail]
+        self.stderr_tail = "\n".join(tail for tail in dict.fromkeys(tails) if tail)
         super().__init__(f"scenario {name} broke: {describe_failure(error)}")
 
 

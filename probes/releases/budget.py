@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from codex_probe.harness.codex.install import Installation, install
-from codex_probe.harness.codex.installs import list_installs, remove_install
+from codex_probe.harness.codex.installs import Removal, list_installs, try_remove
 
 
 class InstallBudget:
@@ -21,6 +21,8 @@ class InstallBudget:
         self.preexisting = {cached.version for cached in list_installs()}
         self.made: list[str] = []  # least recently used first
         self.removed: list[str] = []
+        # Installs kept over the budget, and why (another process uses one, say).
+        self.kept: dict[str, str] = {}
 
     def use(self, version: str, *, protect: Collection[str] = ()) -> Installation:
         """`version` installed (from npm if needed); older installs of the run trimmed."""
@@ -36,6 +38,12 @@ class InstallBudget:
         for version in list(self.made):
             if len(self.made) <= self.keep:
                 return
-            if version not in protect and remove_install(version):
+            if version in protect:
+                continue
+            outcome = try_remove(version)
+            if outcome in (Removal.REMOVED, Removal.ABSENT):
                 self.made.remove(version)
                 self.removed.append(version)
+                self.kept.pop(version, None)
+            else:
+                self.kept[version] = outcome.value

@@ -92,6 +92,8 @@ def sweep(
                 continue
             if failure is None:
                 budget.use(version, protect={following} if following else ())
+                for kept, why in budget.kept.items():
+                    say(f"  kept {kept} over the install budget: {why}")
             probe = functools.partial(
                 probe_release,
                 version,

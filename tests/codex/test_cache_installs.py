@@ -116,14 +116,14 @@ def test_list_skips_unfinished_installs_and_hidden_leftovers(install_cache: Path
 
 def test_a_cache_that_does_not_exist_yet_lists_no_installs(install_cache: Path) -> None:
     assert list_installs() == []
-    assert prune_installs(0) == []
+    assert prune_installs(0).removed == []
 
 
 def test_prune_removes_the_least_recently_used_installs_beyond_keep(install_cache: Path) -> None:
     for age, version in enumerate(["0.4.0", "0.3.0", "0.2.0", "0.1.0"], start=1):
         fake_install(install_cache, version, last_used=NOW - age * DAY, data_bytes=age * 100)
     before = {install.version: install for install in list_installs()}
-    removed = prune_installs(2)
+    removed = prune_installs(2).removed
     assert removed == [before["0.1.0"], before["0.2.0"]]
     assert versions(list_installs()) == ["0.4.0", "0.3.0"]
     folders = sorted(p.name for p in (install_cache / "codex").iterdir() if p.is_dir())
@@ -133,15 +133,15 @@ def test_prune_removes_the_least_recently_used_installs_beyond_keep(install_cach
 def test_prune_keeping_as_many_as_there_are_removes_nothing(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0")
     fake_install(install_cache, "0.2.0")
-    assert prune_installs(2) == []
-    assert prune_installs(5) == []
+    assert prune_installs(2).removed == []
+    assert prune_installs(5).removed == []
     assert len(list_installs()) == 2
 
 
 def test_prune_to_zero_removes_every_install(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0")
     fake_install(install_cache, "0.2.0")
-    assert sorted(versions(prune_installs(0))) == ["0.1.0", "0.2.0"]
+    assert sorted(versions(prune_installs(0).removed)) == ["0.1.0", "0.2.0"]
     assert [p for p in install_cache.joinpath("codex").iterdir() if p.is_dir()] == []
 
 
@@ -151,7 +151,7 @@ def test_prune_never_removes_a_protected_version_and_removes_the_next_one_instea
     fake_install(install_cache, "0.1.0", last_used=NOW - 3 * DAY)
     fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY)
     fake_install(install_cache, "0.3.0", last_used=NOW - 1 * DAY)
-    removed = prune_installs(1, protect={"0.1.0"})
+    removed = prune_installs(1, protect={"0.1.0"}).removed
     assert versions(removed) == ["0.2.0", "0.3.0"]
     assert versions(list_installs()) == ["0.1.0"]
 
@@ -161,7 +161,7 @@ def test_prune_leaves_more_than_keep_when_only_protected_versions_remain(
 ) -> None:
     fake_install(install_cache, "0.1.0")
     fake_install(install_cache, "0.2.0")
-    assert prune_installs(0, protect=["0.1.0", "0.2.0"]) == []
+    assert prune_installs(0, protect=["0.1.0", "0.2.0"]).removed == []
     assert len(list_installs()) == 2
 
 
@@ -172,7 +172,7 @@ def test_prune_skips_a_version_whose_lock_another_process_holds(
     fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY)
     fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY)
     fake_install(install_cache, "0.3.0", last_used=NOW - 3 * DAY)
-    removed = prune_installs(2)
+    removed = prune_installs(2).removed
     assert versions(removed) == ["0.2.0"]
     assert versions(list_installs()) == ["0.1.0", "0.3.0"]
     assert held_lock.exists()
@@ -188,12 +188,13 @@ def test_a_lock_held_past_the_deadline_fails_with_one_line_naming_it_and_the_dea
     assert time.monotonic() - started >= 1
 
 
-def test_prune_leaves_only_the_empty_lock_file_of_a_removed_version(install_cache: Path) -> None:
+def test_prune_leaves_only_the_empty_lock_files_of_a_removed_version(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0")
     lock_path(install_cache / "codex", "0.1.0").touch()
     prune_installs(0)
-    # The lock file stays: deleting it could let two processes install 0.1.0 at once.
-    assert [p.name for p in install_cache.joinpath("codex").iterdir()] == [".0.1.0.lock"]
+    # The lock files stay: deleting one could let two processes install 0.1.0 at once.
+    remaining = sorted(p.name for p in install_cache.joinpath("codex").iterdir())
+    assert remaining == [".0.1.0.in-use", ".0.1.0.lock"]
 
 
 def test_prune_removes_stale_partial_and_trash_leftovers_whose_lock_is_free(
@@ -205,7 +206,7 @@ def test_prune_removes_stale_partial_and_trash_leftovers_whose_lock_is_free(
         (versions_dir / leftover / "node_modules").mkdir(parents=True)
         (versions_dir / leftover / "node_modules" / "big.bin").write_bytes(b"x" * 1000)
     lock_path(versions_dir, "0.1.0").touch()
-    assert prune_installs(1) == []
+    assert prune_installs(1).removed == []
     remaining = sorted(p.name for p in versions_dir.iterdir())
     assert remaining == [".0.1.0.lock", ".0.2.0.lock", ".0.9.0.lock", kept.name]
 

@@ -73,7 +73,11 @@ def test_an_install_interrupted_half_way_is_never_used_and_leaves_nothing(
     with pytest.raises(KeyboardInterrupt):
         install("0.171.0", root=tmp_path)
     assert installed("0.171.0", root=tmp_path) is None
-    assert [p.name for p in (tmp_path / "codex").iterdir()] == [".0.171.0.lock"]
+    # Only the empty lock files: the install's, and the one that marks it in use.
+    assert sorted(p.name for p in (tmp_path / "codex").iterdir()) == [
+        ".0.171.0.in-use",
+        ".0.171.0.lock",
+    ]
 
 
 def test_a_folder_without_its_completion_marker_is_not_an_installation(tmp_path: Path) -> None:

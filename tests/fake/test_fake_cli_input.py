@@ -231,3 +231,26 @@ def test_a_usage_error_of_fake_codex_is_one_line(codex_home: Path) -> None:
     done = fake_codex(codex_home, "app-server", "--listen")
     assert done.returncode == 2
     assert done.stderr == "fake-codex app-server: argument --listen: expected one argument\n"
+
+
+@pytest.mark.parametrize("home", ["unset", "without a provider"])
+def test_a_bad_script_is_reported_before_the_fake_asks_for_a_codex_home_or_a_provider(
+    tmp_path: Path, home: str
+) -> None:
+    script = tmp_path / "faults.jsonl"
+    script.write_text('{"method": "initialize", "action": "explode"}\n')
+    env = {k: v for k, v in os.environ.items() if k not in (PROFILE_ENV, SCRIPT_ENV, "CODEX_HOME")}
+    if home == "without a provider":
+        env["CODEX_HOME"] = str(tmp_path / "empty-home")
+        (tmp_path / "empty-home").mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "fake_appserver", "--script", str(script), "app-server"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"fake-codex: {script}:1: ")
+    assert "explode" in done.stderr and done.stderr.count("\n") == 1

@@ -76,11 +76,26 @@ def test_a_wire_file_without_a_template_the_fake_builds_from_is_refused(tmp_path
         load_profile(path=path)
 
 
-def test_a_profile_that_is_not_json_is_refused_with_its_path(tmp_path: Path) -> None:
+def test_a_profile_that_is_not_json_is_refused_with_its_path_line_and_column(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "0.1.0.json"
     path.write_text("{ not json")
-    with pytest.raises(ProfileError, match=rf"{path}: not JSON"):
+    with pytest.raises(ProfileError) as caught:
         load_profile(path=path)
+    assert str(caught.value) == (
+        f"{path}: invalid JSON at line 1:3: Expecting property name enclosed in double quotes"
+    )
+
+
+def test_a_truncated_profile_is_refused_as_invalid_json_where_it_ends(tmp_path: Path) -> None:
+    path = copy_profile("0.171.0", tmp_path)
+    first_ten_lines = path.read_text().splitlines(keepends=True)[:10]
+    path.write_text("".join(first_ten_lines))
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path=path)
+    assert str(caught.value).startswith(f"{path}: invalid JSON at line 11:1: ")
+    assert "unknown field" not in str(caught.value)
 
 
 def test_a_profile_file_is_named_by_its_path_and_a_version_by_its_number(tmp_path: Path) -> None:

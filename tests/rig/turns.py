@@ -3,7 +3,7 @@
 Each case is a thread of one or more turns, each answered by the replies it queues (a
 tool-call turn needs two: the call, then the answer after its output). A case's run is an
 `Observation`, as the probes make them, so the fake's fidelity is compared with the same
-normalization the probes use (`probes/observation.py`). A run is made once per test run
+normalization the probes use (`probes/domain/fidelity.py`). A run is made once per test run
 (`tests/once.py`) and shared by the tests that read it, on every xdist worker.
 """
 

@@ -10,7 +10,12 @@ from typing import Any
 
 from codex_probe.cli.commands.options import non_negative_int
 from codex_probe.harness.codex.cache import cache_root
-from codex_probe.harness.codex.installs import CachedInstall, list_installs, prune_installs
+from codex_probe.harness.codex.installs import (
+    CachedInstall,
+    Kept,
+    list_installs,
+    prune_installs,
+)
 from codex_probe.harness.command_line import USAGE_ERROR, OneLineErrorParser
 
 DEFAULT_KEEP = 4
@@ -39,7 +44,8 @@ def register(subparsers: Any) -> None:
         "prune",
         help="remove the least recently used installs",
         description="Remove the least recently used installs so that at most --keep remain. "
-        "An install or prune of a version running elsewhere keeps that version.",
+        "An install a running process uses, or that another process is installing or "
+        "pruning, stays (and is listed as kept, with why).",
     )
     prune.add_argument(
         "--keep",
@@ -88,21 +94,25 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_prune(args: argparse.Namespace) -> int:
     try:
-        removed = prune_installs(args.keep)
+        pruned = prune_installs(args.keep)
     except OSError as error:
         return _unusable_cache("prune", error)
+    removed = pruned.removed
     freed = sum(install.size_bytes for install in removed)
     if args.json:
         report = {
             "root": str(cache_root()),
             "keep": args.keep,
             "removed": [_as_json(install) for install in removed],
+            "kept": [_kept_json(kept) for kept in pruned.kept],
             "freed_bytes": freed,
         }
         print(json.dumps(report, indent=2))
         return 0
     for install in removed:
         print(f"removed {install.version}  {human_size(install.size_bytes)}")
+    for kept in pruned.kept:
+        print(f"kept {kept.install.version}: {kept.why.value}")
     print(f"freed {human_size(freed)} ({_count(len(removed))} removed)")
     return 0
 
@@ -126,6 +136,10 @@ def _as_json(install: CachedInstall) -> dict[str, Any]:
         "size_bytes": install.size_bytes,
         "last_used": datetime.fromtimestamp(install.last_used, UTC).isoformat(timespec="seconds"),
     }
+
+
+def _kept_json(kept: Kept) -> dict[str, Any]:
+    return {**_as_json(kept.install), "why": kept.why.value}
 
 
 def _local_minute(timestamp: float) -> str:

@@ -14,7 +14,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from codex_probe.harness.driver.drive import DriveSettleFailed
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.harness.temp_folders import temporary_folder
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.wiretap import Wiretap
 
@@ -129,10 +129,10 @@ def run(args: argparse.Namespace) -> int:
         transcript_path = _transcript_target(args.out, _transcript_name(args))
     except (SourcesError, CompileError, SandboxConfigError, OutError) as error:
         return _usage(error)
-    with tempfile.TemporaryDirectory(prefix="codex-probe-drive-") as scratch:
+    with temporary_folder("drive") as scratch:
         try:
             with install_failures_end_command(FAILED, unknown_version_exit_code=USAGE_ERROR):
-                binary = _backend_binary(args.backend, args.codex, Path(scratch))
+                binary = _backend_binary(args.backend, args.codex, scratch)
         except ProfileError as error:
             return _usage(error)
         return _run_on(binary, sources, args, transcript_path)

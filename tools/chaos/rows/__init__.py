@@ -1,0 +1,1 @@
+"""The rows of the campaign, one module per kind of trouble."""
