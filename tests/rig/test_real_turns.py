@@ -48,7 +48,13 @@ def command_outcome(run: TurnRun) -> tuple[str, int | None, str]:
     completed = run.items("completed", "commandExecution")
     if completed:
         [item] = completed
-        return item["status"], item["exitCode"], item["aggregatedOutput"]
+        output = item["aggregatedOutput"]
+        said = EXEC_OUTPUT.fullmatch(run.call_outputs().get("call_wiretap_0_0", ""))
+        if output is None and said is not None:
+            # Under load the output can come after codex first reads the command: the
+            # item then completes without it (seen on 0.150.0); the model still gets it.
+            output = said["output"]
+        return item["status"], item["exitCode"], output
     said = EXEC_OUTPUT.fullmatch(run.call_outputs()["call_wiretap_0_0"])
     assert said is not None and run.observation.version == "0.120.0"
     assert not said["wall"].startswith("0.0000"), "lost, yet its output came at once"
