@@ -90,6 +90,11 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
         assert set(entry["findings"]) == every_id, release
         assert entry["fake_profile"]["source"] == "learned"
         assert (tmp_path / "releases" / release / "verdict.json").is_file()
+        # Changed on every release (informative): its bundle is written beside the verdict.
+        verdict = json.loads((tmp_path / "releases" / release / "verdict.json").read_text())
+        repro = verdict["versions"][release]["resume-refresh-cold"]["repro"]
+        assert repro["path"] == f"repro/resume-refresh-cold-{release}"
+        assert (tmp_path / "releases" / release / repro["path"] / "reproduce.py").is_file()
     moved = f"base-developer-placement: observed changed in {MOVED} (last same: {BEFORE})"
     assert moved in done.stdout
     page = (tmp_path / "history.html").read_text()
