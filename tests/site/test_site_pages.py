@@ -113,7 +113,7 @@ def test_every_link_of_every_page_names_a_file_of_the_site_and_an_anchor_it_has(
     for page in pages:
         for target in parsed(page).targets:
             address = urlsplit(target)
-            if address.scheme in ("http", "https"):
+            if address.scheme in ("http", "https", "data"):
                 continue
             assert not address.scheme and not target.startswith("/"), f"{page}: {target}"
             path = (page.parent / unquote(address.path)).resolve() if address.path else page

@@ -174,6 +174,8 @@ def page(title: str, body: str, *, depth: int, script: str = "") -> str:
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{esc(title)}</title>"
+        # No icon: a static host would answer the browser's /favicon.ico with a 404.
+        '<link rel="icon" href="data:,">'
         f'<link rel="stylesheet" href="{root}{STYLE_FILE}"></head>\n'
         f"<body>{nav}\n{body}\n{footer}{tail}</body></html>\n"
     )
