@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",
     "codex_probe.cli.commands.gate",
+    "codex_probe.cli.commands.can_i_upgrade",
     "codex_probe.cli.commands.schema_diff",
 )
 

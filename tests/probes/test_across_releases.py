@@ -123,3 +123,26 @@ def test_history_records_a_release_whose_codex_cannot_run_as_not_installable(
     assert f"{NOT_INSTALLABLE}: not installable, nothing to probe" in done.stdout
     again = codex_probe(*args)
     assert "0 to probe, 1 already recorded by this tool" in again.stdout
+
+
+@pytest.mark.starts_early  # probes two releases once: about 30 s
+def test_can_i_upgrade_probes_what_the_history_lacks_then_answers_from_it(tmp_path: Path) -> None:
+    args = ("can-i-upgrade", "--from", BEFORE, "--to", MOVED, "--history", str(tmp_path))
+    done = codex_probe(*args)
+    # The move of the base instructions changes where they reach the model, not whether.
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"probing 2 release(s) the history lacks: {BEFORE}, {MOVED}" in done.stderr
+    assert done.stdout.startswith(f"can I upgrade codex-cli {BEFORE} -> {MOVED}? yes\n")
+    assert (
+        f"  - base-developer-placement (required, spec 5.2), first in {MOVED} "
+        f"(last same: {BEFORE}):\n"
+        '      base_at: "top-level instructions field" -> "input[0] role=developer part 0"'
+    ) in done.stdout
+    strict = codex_probe(*args, "--strict", "--json")
+    assert strict.returncode == 1, strict.stdout[-3000:] + strict.stderr[-3000:]
+    answer = json.loads(strict.stdout)
+    assert (answer["answer"], answer["probed_now"]) == ("no", [])
+    blocking = [c for c in answer["changes"] if c["blocking"]]
+    assert {(c["key"], c["first_changed"]) for c in blocking if c["kind"] == "verdict"} == {
+        ("steer-mid-answer-keeps-reply", MOVED)
+    }
