@@ -106,6 +106,16 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
     assert "0 to probe, 3 already recorded by this tool" in again.stdout
     assert moved in again.stdout
 
+    # The published site of that history: the move on the finding's page, the bundles zipped.
+    site = tmp_path / "site"
+    built = codex_probe("site", "--history", str(tmp_path), "--out", str(site))
+    assert built.returncode == 0, built.stderr
+    finding = (site / "findings" / "base-developer-placement.html").read_text()
+    assert f"First changed in <a href=\"../releases/{MOVED}.html\">{MOVED}</a>" in finding
+    release = json.loads((site / "data" / "releases" / f"{MOVED}.json").read_text())
+    bundle = release["findings"]["resume-refresh-cold"]["bundle"]["file"]
+    assert (site / "data" / bundle).is_file()
+
 
 # npm publishes 0.142.1, but not its platform package: the binary cannot start.
 NOT_INSTALLABLE = "0.142.1"
