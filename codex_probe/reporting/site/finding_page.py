@@ -137,11 +137,20 @@ def _change_points(view: HistoryView, finding_id: str, points: list[ChangePoint]
         by_release[(point.last_same, point.first_changed)].append(point)
     blocks = []
     for (last, first), found in by_release.items():
+        # The point's own values, and every other value of the finding that moved with it
+        # (under a verdict's change, its observed values are part of the change).
+        shown = [(p.kind, p.key, p.before, p.after) for p in found]
+        seen = {key for _, key, _, _ in shown}
+        shown += [
+            (d.kind, d.key, d.before, d.after)
+            for d in view.differences(last, first)
+            if d.subject == finding_id and d.key not in seen and d.kind == "observed"
+        ]
         rows = "".join(
-            f"<tr><td>{esc(p.key.removeprefix(finding_id).lstrip('.:/ ') or p.kind)}</td>"
-            f"<td class='val'>{_said(p.kind, p.before)}</td>"
-            f"<td class='val'>{_said(p.kind, p.after)}</td></tr>"
-            for p in found
+            f"<tr><td>{esc(key.removeprefix(finding_id).lstrip('.:/ ') or kind)}</td>"
+            f"<td class='val'>{_said(kind, before)}</td>"
+            f"<td class='val'>{_said(kind, after)}</td></tr>"
+            for kind, key, before, after in shown
         )
         sides = "".join(
             _side(view.cell(version, finding_id), version, heading)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from codex_probe.reporting.history_view import ChangePoint, HistoryView, Release
+from codex_probe.reporting.history_view import ChangePoint, FindingInfo, HistoryView, Release
 from codex_probe.reporting.site.look import (
     GROUP_TITLES,
     NOT_INSTALLABLE,
@@ -34,6 +34,7 @@ from codex_probe.reporting.site.look import (
     page,
     release_href,
     value,
+    verdict_words,
 )
 
 # Values listed per row and release under the grid; the rest is on the release's page.
@@ -225,8 +226,21 @@ def _introduction(view: HistoryView) -> str:
 
 
 def _points(view: HistoryView) -> str:
+    # By release, then in the order of the grid's rows.
+    order = {
+        name: at
+        for at, name in enumerate(
+            [f.id for f in sorted(view.findings, key=_group)]
+            + view.aspects
+            + [w.issue for w in view.watched]
+        )
+    }
     by_release: dict[tuple[str, str], list[ChangePoint]] = defaultdict(list)
-    for point in view.change_points:
+    # A verdict's change first: it is what a reader looks for.
+    ranked = sorted(
+        view.change_points, key=lambda p: (p.kind != "verdict", order.get(p.subject, len(order)))
+    )
+    for point in ranked:
         by_release[(point.first_changed, point.last_same)].append(point)
     source = "history.json" if view.change_points_given else "computed from the releases"
     items = []
@@ -255,17 +269,26 @@ def _point_lines(points: list[ChangePoint]) -> list[str]:
         parts = []
         for point in found[:POINTS_PER_ROW]:
             name = point.key.removeprefix(subject).lstrip(".:/ ") or point.kind
-            parts.append(f"{esc(name)} {value(point.before)} → {value(point.after)}")
+            before, after = (
+                (verdict_words(point.before), verdict_words(point.after))
+                if point.kind == "verdict"
+                else (value(point.before), value(point.after))
+            )
+            parts.append(f"<br>{esc(name)}: {before} → {after}")
         if len(found) > POINTS_PER_ROW:
-            parts.append(f"and {len(found) - POINTS_PER_ROW} more")
+            parts.append(f"<br>and {len(found) - POINTS_PER_ROW} more")
         kind = found[0].kind
         target = (
             f'<a href="{finding_href(subject, 0, found[0].first_changed)}">{esc(subject)}</a>'
             if kind in ("verdict", "observed")
             else esc(subject)
         )
-        lines.append(f"<li>{target} ({esc(kind)}): {'; '.join(parts)}</li>")
+        lines.append(f"<li>{target} ({esc(kind)}){''.join(parts)}</li>")
     return lines
+
+
+def _group(finding: FindingInfo) -> int:
+    return ("required", "informative", "fidelity").index(finding.group)
 
 
 def _not_installable(view: HistoryView) -> str:

@@ -95,7 +95,7 @@ td.co a, td.co span, .x.co { background-image: linear-gradient(135deg, #000 0 6p
 table.list { border-collapse: collapse; margin: 6px 0; }
 table.list th, table.list td { border-bottom: 1px solid #e8e8e8; padding: 4px 10px 4px 0;
   text-align: left; vertical-align: top; }
-table.list td.val { max-width: 520px; overflow-wrap: anywhere; }
+table.list td.val { max-width: 760px; overflow-wrap: anywhere; }
 .strip { display: flex; gap: 4px 2px; flex-wrap: wrap; margin: 6px 0 2px; }
 .strip a { display: flex; flex-direction: column; align-items: center; text-decoration: none;
   color: #333; font-size: 10px; min-width: 44px; }

@@ -43,6 +43,16 @@ def render_release(view: HistoryView, release: Release, record: model.ReleaseFil
         return page(f"codex-cli {version}", "\n".join(body), depth=DEPTH)
     counts = release.counts()
     seconds = f", in {release.seconds:.1f} s" if release.seconds is not None else ""
+    not_holding = [c.finding for c in release.cells.values() if c.required and c.verdict != "holds"]
+    body.append(
+        "<p><b>"
+        + (
+            "Every required assumption holds."
+            if not not_holding
+            else f"Required assumptions that do not hold: {esc(', '.join(not_holding))}."
+        )
+        + "</b></p>"
+    )
     body.append(
         f"<p>{counts['holds']} hold, {counts['changed']} changed, {counts['broken']} broken. "
         f"Probed {esc(release.probed_at)} by {esc(release.tool)}{seconds}. "
@@ -107,7 +117,10 @@ def _differences(view: HistoryView, older: str, newer: str) -> str:
     for difference in found:
         by_subject[difference.subject].append(difference)
     rows = []
-    for subject, differences in by_subject.items():
+    # A verdict's change first: it is what a reader looks for.
+    ranked = sorted(by_subject.items(), key=lambda item: item[1][0].kind != "verdict")
+    for subject, differences in ranked:
+        differences.sort(key=lambda d: d.kind != "verdict")
         info = view.finding(subject)
         name = (
             f'<a href="{finding_href(subject, DEPTH, newer)}">{esc(subject)}</a>'
