@@ -183,20 +183,22 @@ def _introduction(view: HistoryView) -> str:
         return "<h1>No release recorded yet</h1>"
     probed = view.probed_versions
     required = [f for f in view.findings if f.group == "required"]
-    not_holding = sorted(
-        {
-            f"{cell.finding} on {release.version}"
-            for release in view.releases
-            for cell in release.cells.values()
-            if cell.required and cell.verdict != "holds"
-        }
-    )
+    # Per required finding, the releases where it does not hold (a few named, then a count).
+    not_holding: dict[str, list[str]] = {}
+    for release in view.releases:
+        for cell in release.cells.values():
+            if cell.required and cell.verdict != "holds":
+                not_holding.setdefault(cell.finding, []).append(release.version)
+    named = [
+        f"{finding} on {', '.join(found[:3])}"
+        + (f" and {len(found) - 3} more release(s)" if len(found) > 3 else "")
+        for finding, found in not_holding.items()
+    ]
     verdict = (
         f"Every one of the {len(required)} required assumptions holds on every probed release."
         if not not_holding
-        else f"Required assumptions that do not hold: {esc(', '.join(not_holding[:12]))}"
-        + (" …" if len(not_holding) > 12 else "")
-        + "."
+        else f"{len(not_holding)} of the {len(required)} required assumptions do not hold "
+        f"somewhere: {esc('; '.join(named))}."
     )
     also = [
         "each assumption the prompt design rests on (holds, changed upstream, or broken: "
