@@ -73,6 +73,11 @@ class UpgradeAnswer:
     evidence: dict[str, str] = field(default_factory=dict)  # finding -> a line of B's evidence
 
     @property
+    def compared(self) -> bool:
+        """Both ends were probed, so they could be compared."""
+        return self.a in self.releases and self.b in self.releases
+
+    @property
     def exit_code(self) -> int:
         if self.stale or any(change.forbids for change in self.changes):
             return NO
@@ -123,12 +128,15 @@ class UpgradeAnswer:
             said.append("  stale baseline entries (they no longer match the release):")
             said += [f"  - {line}" for line in self.stale]
         if self.unknown:
-            said.append("  could not be probed:")
+            said.append("  unknown, because:")
             said += [f"  - {line}" for line in self.unknown]
         if accepted:
             said.append("  changed, accepted by the baseline:")
             said += _grouped(accepted, {})
-        if not forbidding and not self.stale:
+        if not self.compared:
+            ends = [v for v in (self.a, self.b) if v not in self.releases]
+            said.append(f"  {self.a} and {self.b} cannot be compared: {', '.join(ends)} not probed")
+        elif not forbidding and not self.stale:
             said.append(
                 "  nothing the design requires changed"
                 + (" among the releases recorded" if self.unknown else "")
@@ -156,7 +164,7 @@ def judge_upgrade(
     for version in published:
         release = view.release(version)
         if release is None:
-            answer.unknown.append(f"{version}: no record (its probe did not finish)")
+            answer.unknown.append(f"{version}: not recorded in the history")
             continue
         if not release.probed:
             if version in (a, b):

@@ -163,7 +163,8 @@ def test_a_release_without_a_record_is_unknown_and_one_that_cannot_run_is_skippe
     assert f"not installable, skipped: {MOVED}" in answer.lines()[1]
     missing = judge_upgrade(view, BEFORE, "0.163.0", [*RANGE, "0.163.0"])
     assert missing.exit_code == UNKNOWN
-    assert missing.unknown == ["0.163.0: no record (its probe did not finish)"]
+    assert missing.unknown == ["0.163.0: not recorded in the history"]
+    assert missing.lines()[-1] == f"  {BEFORE} and 0.163.0 cannot be compared: 0.163.0 not probed"
 
 
 def run_command(
@@ -225,7 +226,7 @@ def test_no_run_answers_unknown_for_a_release_the_history_lacks(
         ["--from", BEFORE, "--to", AFTER, "--history", str(folder), "--no-run"], monkeypatch, capsys
     )
     assert code == UNKNOWN
-    assert f"  - {MOVED}: no record (its probe did not finish)" in out
+    assert f"  - {MOVED}: not recorded in the history" in out
 
 
 def test_a_baseline_that_cannot_be_read_is_a_usage_error_naming_it(
