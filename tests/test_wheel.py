@@ -31,6 +31,9 @@ PACKAGE_DATA = (
     "codex_probe/py.typed",
     # The sources a reproduction bundle's reproduce.py is assembled from.
     "codex_probe/probes/releases/repro/script/main.py",
+    # The published site's compare view, and the dataset's schema it ships.
+    "codex_probe/reporting/site/compare.js",
+    "codex_probe/reporting/site/dataset.schema.json",
 )
 
 

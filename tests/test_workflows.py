@@ -39,6 +39,9 @@ VALUES = {
     "$BAD": "0.172.0",
     "$id": "base-developer-placement",
     "$OUT": "reports/0.172.0",
+    '"${inputs[@]}"': "previous/history.json shards/1/history.json",
+    '"${upgrade_args[@]}"': "--from 0.171.0 --to 0.172.0 --history reports/history",
+    "$TARGET": "0.172.0",
 }
 ENDS = {"|", ">", ">>", "&&", "||", ";", "2>&1"}
 
@@ -168,3 +171,66 @@ def test_actionlint_finds_nothing_in_the_workflows() -> None:
         env={"PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+SCRIPTS = sorted((Path(__file__).parents[1] / ".github" / "scripts").glob("*.sh"))
+PREVIOUS_HISTORY = Path(__file__).parents[1] / ".github" / "scripts" / "previous-history.sh"
+# A stand-in for the GitHub CLI: the completed runs, newest first (as the script's --jq
+# filter prints them), and each run's artifacts as folders of $ARTIFACTS/RUN/NAME.
+FAKE_GH = """#!/bin/bash
+if [ "$1 $2" = "run list" ]; then printf '%s\\n' $RUNS; exit 0; fi
+run=$3; shift 3
+while [ $# -gt 0 ]; do
+  case $1 in --name) name=$2; shift 2;; --dir) dir=$2; shift 2;; *) shift;; esac
+done
+[ -d "$ARTIFACTS/$run/$name" ] || exit 1
+cp -r "$ARTIFACTS/$run/$name/." "$dir/"
+"""
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_every_script_the_workflows_run_is_valid_bash(path: Path) -> None:
+    checked = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stderr
+
+
+def previous_history(tmp_path: Path, runs: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    (tmp_path / "bin" / "gh").write_text(FAKE_GH)
+    (tmp_path / "bin" / "gh").chmod(0o755)
+    env = {
+        "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin",
+        "RUNS": runs,
+        "ARTIFACTS": str(tmp_path / "artifacts"),
+        "GITHUB_REPOSITORY": "owner/repo",
+        "GH_TOKEN": "x",
+    }
+    return subprocess.run(
+        ["bash", str(PREVIOUS_HISTORY), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_previous_history_is_the_newest_run_whose_artifact_is_still_there(
+    tmp_path: Path,
+) -> None:
+    kept = tmp_path / "artifacts" / "100" / "codex-probe-history"
+    (kept / "releases" / "0.161.0").mkdir(parents=True)
+    (kept / "history.json").write_text('{"releases": {"0.161.0": {}}}')
+    done = previous_history(tmp_path, "101 100")  # 101's artifact has expired
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "previous history: run 100, 1 release(s) recorded\n"
+    assert (tmp_path / "out" / "releases" / "0.161.0").is_dir()
+
+
+def test_without_a_previous_history_the_folder_stays_empty_and_everything_is_probed(
+    tmp_path: Path,
+) -> None:
+    done = previous_history(tmp_path, "101")
+    assert done.returncode == 0, done.stderr
+    assert "none to be had; every release of the range is probed" in done.stdout
+    assert list((tmp_path / "out").iterdir()) == []

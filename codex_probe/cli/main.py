@@ -30,10 +30,12 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.repro",
     "codex_probe.cli.commands.bisect",
     "codex_probe.cli.commands.history",
+    "codex_probe.cli.commands.site",
     "codex_probe.cli.commands.compile",
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",
     "codex_probe.cli.commands.gate",
+    "codex_probe.cli.commands.can_i_upgrade",
     "codex_probe.cli.commands.schema_diff",
 )
 

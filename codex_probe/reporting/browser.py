@@ -24,6 +24,20 @@ VIRTUAL_TIME_BUDGET_MS = 10_000
 SCREENSHOT_SIZE = (1280, 1400)
 
 
+# What keeps a headless Chromium off the network and out of anyone's profile (the site's
+# browser test starts it through Playwright with the same flags).
+SEALED_FLAGS = (
+    "--no-sandbox",  # CI containers run as root, where the sandbox cannot start
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+)
+
+
 class BrowserError(RuntimeError):
     """No Chromium on PATH, or it failed or did not finish in time."""
 
@@ -67,14 +81,7 @@ def _run_headless(args: list[str], *, timeout: float) -> str:
         command = [
             browser,
             "--headless",
-            "--no-sandbox",  # CI containers run as root, where the sandbox cannot start
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            *SEALED_FLAGS,
             f"--user-data-dir={profile}",
             f"--virtual-time-budget={VIRTUAL_TIME_BUDGET_MS}",
             *args,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -152,6 +153,25 @@ def merge_histories(documents: list[tuple[Path, dict[str, Any]]]) -> dict[str, A
             if kept is None or str(entry.get("probed_at")) > str(kept.get("probed_at")):
                 merged["releases"][version] = entry
     return merged
+
+
+def copy_release_folders(
+    documents: list[tuple[Path, dict[str, Any]]], merged: dict[str, Any], out: Path
+) -> None:
+    """Put beside the merged history each release's folder (releases/VERSION/: verdict.json,
+    the learned profile, the reproduction bundles), taken from beside a history that holds
+    the same record of it (the same `probed_at`) as the merged one."""
+    for version, entry in merged["releases"].items():
+        target = out / "releases" / version
+        for path, document in documents:
+            source = path.parent / "releases" / version
+            kept = document["releases"].get(version) or {}
+            if kept.get("probed_at") != entry.get("probed_at") or not source.is_dir():
+                continue
+            if source.resolve() != target.resolve():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(source, target)
+            break
 
 
 def broken_findings(document: dict[str, Any]) -> list[str]:

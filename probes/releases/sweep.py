@@ -2,13 +2,15 @@
 
 While a release is probed the next one installs in the background (npm is I/O, the probes
 are CPU), and installs this run made are trimmed to a budget. After each release the
-history file, that release's verdict.json and the grid are written, so an interrupted
-sweep keeps everything it finished.
+history file, that release's verdict.json (with a reproduction bundle of each changed or
+broken finding of the real codex-cli beside it, as a probe run writes them) and the grid are
+written, so an interrupted sweep keeps everything it finished.
 """
 
 from __future__ import annotations
 
 import functools
+import shutil
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +37,8 @@ from codex_probe.probes.releases.history import (
     save_history,
     unavailable_entry,
 )
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
+from codex_probe.probes.runner.events import Event, FindingJudged, Listener
 from codex_probe.probes.runner.release_run import probe_release
 from codex_probe.probes.runner.selection import Selection
 
@@ -94,19 +98,22 @@ def sweep(
                 budget.use(version, protect={following} if following else ())
                 for kept, why in budget.kept.items():
                     say(f"  kept {kept} over the install budget: {why}")
+            folder = out / "releases" / version
+            shutil.rmtree(folder / REPRO_FOLDER, ignore_errors=True)  # an earlier run's
             probe = functools.partial(
                 probe_release,
                 version,
                 selection,
                 jobs=jobs,
-                learned_dir=out / "releases" / version / "learned",
+                learned_dir=folder / "learned",
+                on_event=bundles_into(folder),
             )
             run = run_interruptible(probe)
             seconds = time.monotonic() - started
             document["releases"][version] = release_entry(run, seconds)
             verdict = VerdictReport({version: dict(run.findings)})
             verdict.facts["fake_profiles"] = {version: run.profile.to_json()} if run.profile else {}
-            write_json(out / "releases" / version / "verdict.json", verdict.to_json())
+            write_json(folder / "verdict.json", verdict.to_json())
             save_history(out / HISTORY_FILE, document)
             write_grid(out, document)
             counts = {v: 0 for v in Verdict}
@@ -118,6 +125,20 @@ def sweep(
                 + f" ({run.profile.source if run.profile else 'no'} fake profile) "
                 f"in {seconds:.1f} s"
             )
+
+
+def bundles_into(folder: Path) -> Listener:
+    """A listener that writes the bundle of each changed or broken finding of the real
+    codex-cli under `folder`/repro/, and names it in the finding (verdict.json's `repro`)."""
+
+    def on_event(event: Event) -> None:
+        if not isinstance(event, FindingJudged) or event.outcome is None:
+            return
+        finding = event.finding
+        if finding.verdict is not Verdict.HOLDS and not finding.is_fidelity:
+            finding.repro = bundle_in_report(folder, finding, event.outcome)
+
+    return on_event
 
 
 def _finish(upcoming: Future[Installation] | None) -> Exception | None:

@@ -273,7 +273,12 @@ MUTANTS = [
         ReplaysAnUnknownDelivery,
         Schedule(
             messages=(LaterMessage("after_turn"),),
-            faults=(FaultRule("turn/start", "delay", call=2, seconds=0.6),),
+            # The later message goes by turn/start once the first turn is over, or by a
+            # steer while it still runs (under load it can): either way it times out.
+            faults=(
+                FaultRule("turn/start", "delay", call=2, seconds=0.6),
+                FaultRule("turn/steer", "delay", call=1, seconds=0.6),
+            ),
         ),
         "[replay]",
         id="replay-after-unknown",

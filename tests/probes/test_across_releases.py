@@ -90,6 +90,11 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
         assert set(entry["findings"]) == every_id, release
         assert entry["fake_profile"]["source"] == "learned"
         assert (tmp_path / "releases" / release / "verdict.json").is_file()
+        # Changed on every release (informative): its bundle is written beside the verdict.
+        verdict = json.loads((tmp_path / "releases" / release / "verdict.json").read_text())
+        repro = verdict["versions"][release]["resume-refresh-cold"]["repro"]
+        assert repro["path"] == f"repro/resume-refresh-cold-{release}"
+        assert (tmp_path / "releases" / release / repro["path"] / "reproduce.py").is_file()
     moved = f"base-developer-placement: observed changed in {MOVED} (last same: {BEFORE})"
     assert moved in done.stdout
     page = (tmp_path / "history.html").read_text()
@@ -100,6 +105,16 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
     assert again.returncode == 0, again.stderr
     assert "0 to probe, 3 already recorded by this tool" in again.stdout
     assert moved in again.stdout
+
+    # The published site of that history: the move on the finding's page, the bundles zipped.
+    site = tmp_path / "site"
+    built = codex_probe("site", "--history", str(tmp_path), "--out", str(site))
+    assert built.returncode == 0, built.stderr
+    finding = (site / "findings" / "base-developer-placement.html").read_text()
+    assert f"First changed in <a href=\"../releases/{MOVED}.html\">{MOVED}</a>" in finding
+    release = json.loads((site / "data" / "releases" / f"{MOVED}.json").read_text())
+    bundle = release["findings"]["resume-refresh-cold"]["bundle"]["file"]
+    assert (site / "data" / bundle).is_file()
 
 
 # npm publishes 0.142.1, but not its platform package: the binary cannot start.
@@ -118,3 +133,26 @@ def test_history_records_a_release_whose_codex_cannot_run_as_not_installable(
     assert f"{NOT_INSTALLABLE}: not installable, nothing to probe" in done.stdout
     again = codex_probe(*args)
     assert "0 to probe, 1 already recorded by this tool" in again.stdout
+
+
+@pytest.mark.starts_early  # probes two releases once: about 30 s
+def test_can_i_upgrade_probes_what_the_history_lacks_then_answers_from_it(tmp_path: Path) -> None:
+    args = ("can-i-upgrade", "--from", BEFORE, "--to", MOVED, "--history", str(tmp_path))
+    done = codex_probe(*args)
+    # The move of the base instructions changes where they reach the model, not whether.
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"probing 2 release(s) the history lacks: {BEFORE}, {MOVED}" in done.stderr
+    assert done.stdout.startswith(f"can I upgrade codex-cli {BEFORE} -> {MOVED}? yes\n")
+    assert (
+        f"  - base-developer-placement (required, spec 5.2), first in {MOVED} "
+        f"(last same: {BEFORE}):\n"
+        '      base_at: "top-level instructions field" -> "input[0] role=developer part 0"'
+    ) in done.stdout
+    strict = codex_probe(*args, "--strict", "--json")
+    assert strict.returncode == 1, strict.stdout[-3000:] + strict.stderr[-3000:]
+    answer = json.loads(strict.stdout)
+    assert (answer["answer"], answer["probed_now"]) == ("no", [])
+    blocking = [c for c in answer["changes"] if c["blocking"]]
+    assert {(c["key"], c["first_changed"]) for c in blocking if c["kind"] == "verdict"} == {
+        ("steer-mid-answer-keeps-reply", MOVED)
+    }

@@ -157,6 +157,36 @@ def test_history_merge_writes_the_joined_history_and_its_grid(tmp_path: Path) ->
     assert "a: verdict changed in 0.2.0 (last same: 0.1.0): holds -> changed" in done.stdout
 
 
+def test_merge_copies_each_release_folder_from_beside_the_history_whose_record_it_keeps(
+    tmp_path: Path,
+) -> None:
+    # The previous run's history (with its release folders) and a shard that carried its
+    # records along without their folders, and probed 0.2.0 again later.
+    previous, shard = tmp_path / "previous", tmp_path / "shard"
+    old = history(
+        **{"0_1_0": entry("t1", a="holds"), "0_2_0": entry("t1", a="holds")},
+    )
+    new = history(
+        **{"0_1_0": entry("t1", a="holds"), "0_2_0": entry("t2", a="changed")},
+    )
+    for folder, document in ((shard, new), (previous, old)):
+        folder.mkdir()
+        (folder / "history.json").write_text(json.dumps(document))
+    for version in ("0.1.0", "0.2.0"):
+        (previous / "releases" / version).mkdir(parents=True)
+        (previous / "releases" / version / "verdict.json").write_text("old " + version)
+    (shard / "releases" / "0.2.0").mkdir(parents=True)
+    (shard / "releases" / "0.2.0" / "verdict.json").write_text("new 0.2.0")
+    out = tmp_path / "all"
+    done = codex_probe(
+        "history", "merge", str(shard / "history.json"), str(previous / "history.json"),
+        "--out", str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    assert (out / "releases" / "0.1.0" / "verdict.json").read_text() == "old 0.1.0"
+    assert (out / "releases" / "0.2.0" / "verdict.json").read_text() == "new 0.2.0"
+
+
 def test_a_record_with_a_broken_finding_is_probed_again_and_a_current_one_is_not() -> None:
     document = history(
         **{

@@ -21,6 +21,7 @@ from codex_probe.probes.releases.history import (
     Shard,
     ask,
     broken_findings,
+    copy_release_folders,
     load_history,
     merge_histories,
     new_history,
@@ -64,7 +65,8 @@ def register(subparsers: Any) -> None:
     merge = actions.add_parser(
         "merge",
         help="join the history.json of several shards into one, with its grid",
-        description="Join history.json files (the shards of a range) into OUT/history.json "
+        description="Join history.json files (the shards of a range) into OUT/history.json, "
+        "copy each release's folder (releases/VERSION/ beside the history that recorded it) "
         "and draw the grid. A release recorded twice keeps the later run.",
     )
     merge.add_argument("inputs", nargs="+", type=Path, metavar="HISTORY_JSON")
@@ -166,6 +168,7 @@ def run_merge(args: argparse.Namespace) -> int:
         print(f"codex-probe history merge: {error}", file=sys.stderr)
         return USAGE
     save_history(args.out / HISTORY_FILE, merged)
+    copy_release_folders(documents, merged, args.out)
     write_grid(args.out, merged)
     print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
     return _summarize(args.out, merged, list(merged["releases"]))

@@ -1,0 +1,645 @@
+"""A history folder as the site and can-i-upgrade read it: the one module that knows the
+shape of history.json and of what lies beside it.
+
+`codex-probe history` writes history.json (probes/releases/history.py: per release, each
+finding's verdict and observed values) and, per release, `releases/VERSION/`: its
+verdict.json (statement, expected values, evidence, reproduction bundles under `repro/`)
+and the fake profile learned for it (`learned/`). Fields that newer histories write are read
+when they are there, and their absence is no error:
+
+- `change_points`, a list in history.json (`kind`, `key`, `first_changed`, `last_same`,
+  `before`, `after`): used as given. Without it, they are computed here from the releases in
+  order: a verdict that differs from the release before; an observed value that differs
+  under the same verdict (ids masked, as `--repeat` compares runs); a surface aspect; a
+  watched issue's state.
+- A release's protocol surface: its `surface` entry in history.json (a digest, or one per
+  aspect under `aspects`), else `releases/VERSION/surface.json` (one digest per top-level
+  aspect of it).
+- A finding's `upstream` list (`[{"issue": "openai/codex#N", "state": "present"|"absent"}]`),
+  in history.json or in the release's verdict.json: the band of watched upstream bugs; the
+  titles and addresses of the issues from a `watch` entry of history.json when it has one.
+
+Paths of the machine a history was made on (a learned profile's, in a fidelity finding) are
+written relative to the history folder: where a run happened is not what codex did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codex_probe.fake_appserver.profile import PROFILES_DIR
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
+from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
+from codex_probe.probes.releases.history import HISTORY_FILE, HistoryError, load_history
+from codex_probe.probes.runner.scenarios import SCENARIOS
+
+KINDS = ("verdict", "observed", "surface", "watch")
+# A path on the machine that made the history, to a release's folder or a checked-in profile.
+_RELEASE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(releases/[^/\s\"'<>]+/)")
+_PROFILE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(fake_appserver/profiles/)")
+ISSUE = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)#(?P<number>\d+)$")
+
+
+class HistoryViewError(ValueError):
+    """A history folder that cannot be read; the message names the file."""
+
+
+def portable(value: Any) -> Any:
+    """`value` with every path of the machine that made it written relative to the history
+    folder (`releases/...`) or to the checkout (`fake_appserver/profiles/...`)."""
+    if isinstance(value, str):
+        return _PROFILE_PATH.sub(r"\1", _RELEASE_PATH.sub(r"\1", value))
+    if isinstance(value, dict):
+        return {key: portable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [portable(item) for item in value]
+    return value
+
+
+def canonical(value: Any) -> str:
+    """One text per JSON value, to compare two values (ids masked)."""
+    return json.dumps(comparable(value), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """A watched upstream bug a finding decides, and its state on the finding's release."""
+
+    issue: str  # "openai/codex#N"
+    state: str  # "present" or "absent"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One finding on one release, as recorded."""
+
+    finding: str
+    version: str
+    verdict: str  # holds, changed or broken
+    required: bool
+    observed: dict[str, Any]
+    summary: str = ""
+    statement: str = ""
+    spec_section: str = ""
+    expected: dict[str, Any] = field(default_factory=dict)
+    evidence: tuple[str, ...] = ()
+    reproduce: str = ""
+    upstream: tuple[Upstream, ...] = ()
+    fidelity: Any = None
+    bundle: Path | None = None  # the folder of its reproduction bundle
+    bundle_run: str = ""
+
+    @property
+    def compared(self) -> dict[str, Any]:
+        """The observed values as two releases are compared: ids masked, no paths."""
+        found = comparable(self.observed)
+        return found if isinstance(found, dict) else {}
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    folder: Path
+    unavailable: str | None = None  # why its codex cannot run (nothing to probe)
+    probed_at: str = ""
+    tool: str = ""
+    probe_set: str = ""
+    seconds: float | None = None
+    fake_profile: dict[str, Any] | None = None  # source, path, gaps, problem
+    profile_file: Path | None = None  # the profile the fake ran on, when it is at hand
+    cells: dict[str, Cell] = field(default_factory=dict)
+    surface: dict[str, Any] = field(default_factory=dict)  # aspect -> digest
+    surface_file: Path | None = None
+
+    @property
+    def probed(self) -> bool:
+        return self.unavailable is None
+
+    def counts(self) -> dict[str, int]:
+        counted = {"holds": 0, "changed": 0, "broken": 0}
+        for cell in self.cells.values():
+            counted[cell.verdict] = counted.get(cell.verdict, 0) + 1
+        return counted
+
+
+@dataclass(frozen=True)
+class FindingInfo:
+    id: str
+    required: bool
+    spec_section: str
+    statement: str
+    expected: dict[str, Any]
+
+    @property
+    def is_fidelity(self) -> bool:
+        return self.id.startswith(FIDELITY_ID_PREFIX)
+
+    @property
+    def kind(self) -> str:
+        return "fidelity" if self.is_fidelity else "assumption"
+
+    @property
+    def group(self) -> str:
+        """required, informative or fidelity: the rows of the grid, in that order."""
+        if self.is_fidelity:
+            return "fidelity"
+        return "required" if self.required else "informative"
+
+
+@dataclass(frozen=True)
+class WatchedIssue:
+    issue: str
+    url: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """A key whose value on `first_changed` differs from the release before it."""
+
+    kind: str  # verdict, observed, surface or watch
+    key: str  # a finding id; FINDING.FIELD; an aspect; an issue
+    first_changed: str
+    last_same: str
+    before: Any
+    after: Any
+    subject: str  # the row it belongs to: a finding id, an aspect or an issue
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "first_changed": self.first_changed,
+            "last_same": self.last_same,
+            "before": self.before,
+            "after": self.after,
+        }
+
+    def describe(self) -> str:
+        what = {"watch": _watch_words(self.before, self.after)}.get(
+            self.kind, f"{_short(self.before)} -> {_short(self.after)}"
+        )
+        return (
+            f"{self.key}: {self.kind} changed in {self.first_changed} "
+            f"(last same: {self.last_same}): {what}"
+        )
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A key whose value on release B differs from release A, and where it changed."""
+
+    kind: str
+    key: str
+    subject: str
+    before: Any  # on A (None: not recorded)
+    after: Any  # on B
+    first_changed: str | None  # the first release of the last run of B's value
+    last_same: str | None  # the recorded release before it
+    changes: int  # how often the value changed between A and B
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "before": self.before,
+            "after": self.after,
+            "first_changed": self.first_changed,
+            "last_same": self.last_same,
+            "changes": self.changes,
+        }
+
+
+class HistoryView:
+    """Every release of a history folder, its findings, surface and watched issues, and
+    the change points between them."""
+
+    def __init__(self, folder: Path, document: dict[str, Any], releases: list[Release]):
+        self.folder = folder
+        self.document = document
+        self.releases = releases
+        self._by_version = {release.version: release for release in releases}
+        self.findings = _finding_infos(releases)
+        self.aspects = _ordered(aspect for r in releases for aspect in r.surface)
+        self.watched = _watched(document, releases)
+        given = document.get("change_points")
+        self.change_points_given = isinstance(given, list)
+        self.change_points = (
+            self._given_change_points(given)
+            if isinstance(given, list)
+            else self._computed_change_points()
+        )
+
+    # -- reading ------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, folder: Path) -> HistoryView:
+        """The history in `folder` (its history.json and releases/); HistoryViewError names
+        what cannot be read."""
+        try:
+            document = load_history(folder / HISTORY_FILE)
+        except HistoryError as error:
+            raise HistoryViewError(str(error)) from None
+        releases = [
+            _release(version, entry, folder / "releases" / version)
+            for version, entry in sorted(
+                document["releases"].items(), key=lambda item: version_key(item[0])
+            )
+        ]
+        return cls(folder, document, releases)
+
+    @property
+    def versions(self) -> list[str]:
+        return [release.version for release in self.releases]
+
+    @property
+    def probed_versions(self) -> list[str]:
+        return [release.version for release in self.releases if release.probed]
+
+    @property
+    def default_version(self) -> str:
+        return DEFAULT_CODEX_VERSION
+
+    def release(self, version: str) -> Release | None:
+        return self._by_version.get(version)
+
+    def finding(self, finding_id: str) -> FindingInfo | None:
+        return next((f for f in self.findings if f.id == finding_id), None)
+
+    def cell(self, version: str, finding_id: str) -> Cell | None:
+        release = self._by_version.get(version)
+        return None if release is None else release.cells.get(finding_id)
+
+    def watch_state(self, version: str, issue: str) -> str | None:
+        """present when a finding of the release says so, absent when one says absent."""
+        release = self._by_version.get(version)
+        if release is None:
+            return None
+        states = {u.state for c in release.cells.values() for u in c.upstream if u.issue == issue}
+        if "present" in states:
+            return "present"
+        return "absent" if "absent" in states else None
+
+    def issue_findings(self, issue: str) -> list[str]:
+        """The findings that decide an issue, in the order of the rows."""
+        deciding = {
+            c.finding for r in self.releases for c in r.cells.values() for u in c.upstream
+            if u.issue == issue
+        }  # fmt: skip
+        return [f.id for f in self.findings if f.id in deciding]
+
+    def value(self, kind: str, key: str, version: str) -> Any:
+        """The value a change point's key has on a release (None: not recorded there)."""
+        release = self._by_version.get(version)
+        if release is None or not release.probed:
+            return None
+        if kind == "verdict":
+            cell = release.cells.get(key)
+            return None if cell is None else cell.verdict
+        if kind == "observed":
+            finding_id, _, name = key.partition(".")
+            cell = release.cells.get(finding_id)
+            return None if cell is None else cell.compared.get(name)
+        if kind == "surface":
+            return release.surface.get(key)
+        if kind == "watch":
+            return self.watch_state(version, key)
+        raise ValueError(f"unknown kind of change: {kind}")
+
+    def points_of(self, subject: str) -> list[ChangePoint]:
+        return [p for p in self.change_points if p.subject == subject]
+
+    # -- comparing ----------------------------------------------------------------------
+
+    def differences(self, a: str, b: str) -> list[Difference]:
+        """Every key whose value on B differs from A's: verdicts, observed values, surface
+        aspects and watched issues; each with where it changed between A and B."""
+        first, second = self._by_version.get(a), self._by_version.get(b)
+        if first is None or second is None:
+            return []
+        keys: list[tuple[str, str, str]] = []
+        for info in self.findings:
+            if info.id not in first.cells and info.id not in second.cells:
+                continue
+            keys.append(("verdict", info.id, info.id))
+            one, other = first.cells.get(info.id), second.cells.get(info.id)
+            names = (one.compared if one else {}).keys() | (other.compared if other else {}).keys()
+            keys += [("observed", f"{info.id}.{name}", info.id) for name in sorted(names)]
+        keys += [("surface", aspect, aspect) for aspect in self.aspects]
+        keys += [("watch", w.issue, w.issue) for w in self.watched]
+        span = [
+            v for v in self.probed_versions if version_key(a) <= version_key(v) <= version_key(b)
+        ]
+        found = []
+        for kind, key, subject in keys:
+            before, after = self.value(kind, key, a), self.value(kind, key, b)
+            if canonical(before) == canonical(after):
+                continue
+            series = [(v, value) for v in span if (value := self.value(kind, key, v)) is not None]
+            first_changed, last_same = _last_run(series, after)
+            changes = sum(canonical(x) != canonical(y) for (_, x), (_, y) in _pairs(series))
+            found.append(
+                Difference(kind, key, subject, before, after, first_changed, last_same, changes)
+            )
+        return found
+
+    # -- change points --------------------------------------------------------------------
+
+    def _computed_change_points(self) -> list[ChangePoint]:
+        points: list[ChangePoint] = []
+        for info in self.findings:
+            series = [(r.version, r.cells[info.id]) for r in self.releases if info.id in r.cells]
+            for (last, old), (first, new) in _pairs(series):
+                if old.verdict != new.verdict:
+                    points.append(
+                        ChangePoint(
+                            "verdict", info.id, first, last, old.verdict, new.verdict, info.id
+                        )
+                    )
+                    continue
+                before, after = old.compared, new.compared
+                for name in sorted(before.keys() | after.keys()):
+                    if canonical(before.get(name)) != canonical(after.get(name)):
+                        points.append(
+                            ChangePoint(
+                                "observed",
+                                f"{info.id}.{name}",
+                                first,
+                                last,
+                                before.get(name),
+                                after.get(name),
+                                info.id,
+                            )
+                        )
+        for kind, subjects in (("surface", self.aspects), ("watch", self._issues())):
+            for subject in subjects:
+                values = [(v, self.value(kind, subject, v)) for v in self.probed_versions]
+                present = [(v, value) for v, value in values if value is not None]
+                for (last, old), (first, new) in _pairs(present):
+                    if canonical(old) != canonical(new):
+                        points.append(ChangePoint(kind, subject, first, last, old, new, subject))
+        return sorted(points, key=_point_order)
+
+    def _given_change_points(self, given: list[Any]) -> list[ChangePoint]:
+        points = []
+        for item in given:
+            if not isinstance(item, dict):
+                continue
+            kind, key = str(item.get("kind", "")), str(item.get("key", ""))
+            points.append(
+                ChangePoint(
+                    kind,
+                    key,
+                    str(item.get("first_changed", "")),
+                    str(item.get("last_same", "")),
+                    portable(item.get("before")),
+                    portable(item.get("after")),
+                    self._subject(kind, key),
+                )
+            )
+        return sorted(points, key=_point_order)
+
+    def _subject(self, kind: str, key: str) -> str:
+        """The row a given change point's key belongs to: the longest finding id, aspect or
+        issue the key starts with (followed by nothing or a separator)."""
+        names = {
+            "surface": self.aspects,
+            "watch": self._issues(),
+        }.get(kind, [f.id for f in self.findings])
+        matching = [n for n in names if key == n or re.match(re.escape(n) + r"[.:/ #\[]", key)]
+        return max(matching, key=len) if matching else key
+
+    def _issues(self) -> list[str]:
+        return [w.issue for w in self.watched]
+
+
+def _release(version: str, entry: Any, folder: Path) -> Release:
+    if not isinstance(entry, dict):
+        raise HistoryViewError(f"history.json: release {version} is not an object")
+    if entry.get("unavailable"):
+        return Release(version, folder, unavailable=str(entry["unavailable"]))
+    details = _verdict_details(version, folder / "verdict.json")
+    cells: dict[str, Cell] = {}
+    for finding_id, recorded in (entry.get("findings") or {}).items():
+        if not isinstance(recorded, dict) or recorded.get("verdict") is None:
+            continue
+        more = details.get(finding_id, {})
+        upstream = _upstream(recorded.get("upstream", more.get("upstream")))
+        cells[finding_id] = Cell(
+            finding=finding_id,
+            version=version,
+            verdict=str(recorded["verdict"]),
+            required=bool(recorded.get("required", more.get("required", False))),
+            observed=portable(recorded.get("observed") or {}),
+            summary=portable(str(recorded.get("summary") or more.get("summary") or "")),
+            statement=portable(str(more.get("statement", ""))),
+            spec_section=str(more.get("spec_section", "")),
+            expected=more.get("expected") or {},
+            evidence=tuple(portable(str(line)) for line in more.get("evidence", [])),
+            reproduce=str(more.get("reproduce", "")),
+            upstream=upstream,
+            fidelity=portable(more.get("fidelity")),
+            bundle=more.get("bundle"),
+            bundle_run=str(more.get("bundle_run", "")),
+        )
+    profile = entry.get("fake_profile")
+    surface, surface_file = _surface(entry.get("surface"), folder / "surface.json")
+    seconds = entry.get("seconds")
+    return Release(
+        version,
+        folder,
+        probed_at=str(entry.get("probed_at", "")),
+        tool=str(entry.get("tool", "")),
+        probe_set=str(entry.get("probe_set", "")),
+        seconds=float(seconds) if isinstance(seconds, int | float) else None,
+        fake_profile=portable(profile) if isinstance(profile, dict) else None,
+        profile_file=_profile_file(version, folder, profile),
+        cells=cells,
+        surface=surface,
+        surface_file=surface_file,
+    )
+
+
+def _verdict_details(version: str, path: Path) -> dict[str, dict[str, Any]]:
+    """What verdict.json adds to history.json, per finding (nothing when it is absent)."""
+    if not path.is_file():
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        report = parse_verdicts(document, source=str(path))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, VerdictFileError) as error:
+        raise HistoryViewError(f"{path}: cannot be read: {error}") from None
+    raw = document["versions"].get(version, {})
+    details: dict[str, dict[str, Any]] = {}
+    for finding_id, finding in report.findings.get(version, {}).items():
+        bundle = None
+        if finding.repro is not None and finding.repro.path:
+            candidate = path.parent / finding.repro.path
+            bundle = candidate if candidate.is_dir() else None
+        details[finding_id] = {
+            "required": finding.required,
+            "statement": finding.statement,
+            "spec_section": finding.spec_section,
+            "expected": finding.expected,
+            "evidence": finding.evidence,
+            "reproduce": finding.reproduce,
+            "summary": finding.summary,
+            "fidelity": None if finding.fidelity is None else finding.fidelity.to_json(),
+            "upstream": raw.get(finding_id, {}).get("upstream"),
+            "bundle": bundle,
+            "bundle_run": finding.repro.run if finding.repro is not None else "",
+        }
+    return details
+
+
+def _upstream(value: Any) -> tuple[Upstream, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(
+        Upstream(str(item["issue"]), str(item.get("state", "")))
+        for item in value
+        if isinstance(item, dict) and item.get("issue")
+    )
+
+
+def _surface(entry: Any, file: Path) -> tuple[dict[str, Any], Path | None]:
+    at = file if file.is_file() else None
+    if isinstance(entry, dict) and isinstance(entry.get("aspects"), dict):
+        return dict(entry["aspects"]), at
+    if isinstance(entry, dict) and entry.get("digest") is not None:
+        return {"surface": entry["digest"]}, at
+    if isinstance(entry, str):
+        return {"surface": entry}, at
+    if at is None:
+        return {}, None
+    try:
+        document = json.loads(at.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise HistoryViewError(f"{at}: cannot be read: {error}") from None
+    if not isinstance(document, dict):
+        return {}, at
+    aspects = {
+        aspect: "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
+        for aspect, value in document.items()
+        if isinstance(value, dict | list)  # scalars say which release and tool, not what
+    }
+    return aspects, at
+
+
+def _profile_file(version: str, folder: Path, profile: Any) -> Path | None:
+    learned = folder / "learned" / f"{version}.json"
+    if learned.is_file():
+        return learned
+    if isinstance(profile, dict) and profile.get("source") == "checked-in":
+        checked_in = PROFILES_DIR / f"{version}.json"
+        return checked_in if checked_in.is_file() else None
+    return None
+
+
+def _finding_infos(releases: list[Release]) -> list[FindingInfo]:
+    """Every finding of any release: the registry's order, then the fidelity findings in
+    the scenarios' order, then any other. Its words from its latest record."""
+    latest: dict[str, Cell] = {}
+    for release in releases:
+        latest.update(release.cells)
+    registry = {a.id: a for a in ASSUMPTIONS}
+    order = [a.id for a in ASSUMPTIONS] + [f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS]
+    ids = [i for i in order if i in latest] + sorted(set(latest) - set(order))
+    infos = []
+    for finding_id in ids:
+        cell, known = latest[finding_id], registry.get(finding_id)
+        statement = cell.statement or (known.statement if known else "")
+        if finding_id.startswith(FIDELITY_ID_PREFIX):
+            scenario = finding_id.removeprefix(FIDELITY_ID_PREFIX)
+            statement = (
+                f"fake-codex, on the profile of each release (checked in or learned in the "
+                f"same run), observes what the real codex-cli does in scenario {scenario}."
+            )
+        infos.append(
+            FindingInfo(
+                finding_id,
+                cell.required,
+                cell.spec_section or (known.spec_section if known else ""),
+                statement,
+                cell.expected or (known.expected if known else {}),
+            )
+        )
+    return infos
+
+
+def _watched(document: dict[str, Any], releases: list[Release]) -> list[WatchedIssue]:
+    described: dict[str, dict[str, Any]] = {}
+    watch = document.get("watch")
+    items = watch.values() if isinstance(watch, dict) else watch if isinstance(watch, list) else []
+    for item in items:
+        if isinstance(item, dict) and item.get("issue"):
+            described[str(item["issue"])] = item
+    issues = _ordered(u.issue for r in releases for c in r.cells.values() for u in c.upstream)
+    issues += [issue for issue in described if issue not in issues]
+    return [
+        WatchedIssue(
+            issue,
+            str(described.get(issue, {}).get("url") or _issue_url(issue)),
+            str(described.get(issue, {}).get("title") or ""),
+        )
+        for issue in sorted(issues, key=_issue_order)
+    ]
+
+
+def _issue_url(issue: str) -> str:
+    match = ISSUE.match(issue)
+    if match is None:
+        return ""
+    return f"https://github.com/{match['repo']}/issues/{match['number']}"
+
+
+def _issue_order(issue: str) -> tuple[str, int]:
+    match = ISSUE.match(issue)
+    return (issue, 0) if match is None else (match["repo"], int(match["number"]))
+
+
+def _ordered(names: Iterator[str] | Any) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def _pairs(series: list[Any]) -> Iterator[tuple[Any, Any]]:
+    return itertools.pairwise(series)
+
+
+def _last_run(series: list[tuple[str, Any]], after: Any) -> tuple[str | None, str | None]:
+    """The first release of the run of `after` that ends the series, and the one before."""
+    first_changed = last_same = None
+    for version, value in reversed(series):
+        if canonical(value) != canonical(after):
+            last_same = version
+            break
+        first_changed = version
+    return first_changed, last_same
+
+
+def _point_order(point: ChangePoint) -> tuple[Any, ...]:
+    kind = KINDS.index(point.kind) if point.kind in KINDS else len(KINDS)
+    return (version_key(point.first_changed), kind, point.key)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _watch_words(before: Any, after: Any) -> str:
+    if before == "present" and after == "absent":
+        return "fixed (present -> absent)"
+    if before == "absent" and after == "present":
+        return "back (absent -> present)"
+    return f"{_short(before)} -> {_short(after)}"

@@ -1,0 +1,284 @@
+"""The dataset written from a history: data/ of the site (the model: dataset.py).
+
+Each release's own files are copied beside its record: the profile the fake ran on (and its
+wire templates), the surface when recorded, and each reproduction bundle zipped (the same
+bytes for the same folder: names sorted, one timestamp) so that a browser can download it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast, get_args
+
+from codex_probe.harness.files import write_text_atomically
+from codex_probe.harness.tool import TOOL
+from codex_probe.reporting.history_view import (
+    Cell,
+    ChangePoint,
+    Difference,
+    FindingInfo,
+    HistoryView,
+    Release,
+)
+from codex_probe.reporting.site import dataset as model
+
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """The records written, for the pages to link and embed."""
+
+    index: model.Index
+    releases: dict[str, model.ReleaseFile]
+    findings: dict[str, model.FindingFile]
+
+
+def write_dataset(view: HistoryView, data: Path) -> Dataset:
+    """Write the dataset of `view` into the folder `data` (emptied first)."""
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    releases = {r.version: _release_record(view, r, _Files(data)) for r in view.releases}
+    findings = {f.id: _finding_record(view, f.id) for f in view.findings}
+    index = _index_record(view, releases)
+    _write(data / model.index_file(), model.encode(index))
+    for version, record in releases.items():
+        _write(data / model.release_file(version), model.encode(record))
+    for finding_id, finding in findings.items():
+        _write(data / model.finding_file(finding_id), model.encode(finding))
+    write_text_atomically(data / "schema.json", model.schema_text())
+    return Dataset(index, releases, findings)
+
+
+def _index_record(view: HistoryView, releases: dict[str, model.ReleaseFile]) -> model.Index:
+    return model.Index(
+        dataset_version=model.DATASET_VERSION,
+        generated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        tool=TOOL,
+        default_version=view.default_version,
+        change_points_source="history" if view.change_points_given else "computed",
+        releases=[
+            model.ReleaseEntry(
+                version=r.version,
+                status="probed" if r.probed else "not_installable",
+                probed_at=r.probed_at or None,
+                counts=model.Counts(**r.counts()) if r.probed else None,
+                file=model.release_file(r.version),
+            )
+            for r in view.releases
+        ],
+        findings=[
+            model.FindingEntry(
+                id=f.id,
+                kind="fidelity" if f.is_fidelity else "assumption",
+                required=f.required,
+                spec_section=f.spec_section,
+                statement=f.statement,
+                file=model.finding_file(f.id),
+            )
+            for f in sorted(view.findings, key=_group_order)
+        ],
+        surface_aspects=list(view.aspects),
+        watch=[
+            model.WatchedIssue(
+                issue=w.issue,
+                url=w.url,
+                title=w.title,
+                findings=view.issue_findings(w.issue),
+                states={
+                    v: state
+                    for v in view.probed_versions
+                    if (state := view.watch_state(v, w.issue))
+                },
+            )
+            for w in view.watched
+        ],
+        change_points=[_change_point(p) for p in view.change_points],
+    )
+
+
+GROUPS = ("required", "informative", "fidelity")
+
+
+def _group_order(finding: FindingInfo) -> int:
+    return GROUPS.index(finding.group)
+
+
+def _change_point(point: ChangePoint) -> model.ChangePoint:
+    return model.ChangePoint(
+        kind=_kind(point.kind),
+        key=point.key,
+        subject=point.subject,
+        first_changed=point.first_changed,
+        last_same=point.last_same,
+        before=point.before,
+        after=point.after,
+    )
+
+
+def _change(difference: Difference) -> model.Change:
+    return model.Change(
+        kind=_kind(difference.kind),
+        key=difference.key,
+        subject=difference.subject,
+        before=difference.before,
+        after=difference.after,
+        first_changed=difference.first_changed,
+        last_same=difference.last_same,
+        changes=difference.changes,
+    )
+
+
+def _kind(kind: str) -> model.ChangeKind:
+    if kind in get_args(model.ChangeKind):
+        return cast(model.ChangeKind, kind)
+    raise ValueError(f"unknown kind of change: {kind!r}")
+
+
+def _verdict(verdict: str) -> model.Verdict:
+    if verdict in get_args(model.Verdict):
+        return cast(model.Verdict, verdict)
+    raise ValueError(f"unknown verdict: {verdict!r}")
+
+
+@dataclass(frozen=True)
+class _Files:
+    """The dataset's folder: where a release's files are copied, named relative to it."""
+
+    data: Path
+
+    def folder(self, version: str) -> Path:
+        return self.data / model.release_folder(version)
+
+    def copy(self, source: Path | None, target: Path) -> str | None:
+        if source is None or not source.is_file():
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        return self.name(target)
+
+    def name(self, path: Path) -> str:
+        return path.relative_to(self.data).as_posix()
+
+
+def _release_record(view: HistoryView, release: Release, files: _Files) -> model.ReleaseFile:
+    version = release.version
+    folder = files.folder(version)
+    probed = view.probed_versions
+    previous = None
+    if release.probed:
+        position = probed.index(version)
+        previous = probed[position - 1] if position else None
+    return model.ReleaseFile(
+        dataset_version=model.DATASET_VERSION,
+        version=version,
+        status="probed" if release.probed else "not_installable",
+        unavailable=release.unavailable,
+        probed_at=release.probed_at or None,
+        tool=release.tool or None,
+        probe_set=release.probe_set or None,
+        seconds=release.seconds,
+        previous=previous,
+        fake_profile=_fake_profile(release, files) if release.probed else None,
+        findings={
+            finding_id: _finding_on(cell, files) for finding_id, cell in release.cells.items()
+        },
+        surface=dict(release.surface),
+        surface_file=files.copy(release.surface_file, folder / "surface.json"),
+        changes_since_previous=[
+            _change(d) for d in (view.differences(previous, version) if previous else [])
+        ],
+    )
+
+
+def _fake_profile(release: Release, files: _Files) -> model.FakeProfile:
+    described = release.fake_profile or {}
+    copied = None
+    if release.profile_file is not None:
+        folder = files.folder(release.version)
+        copied = files.copy(release.profile_file, folder / "fake-profile.json")
+        wire = release.profile_file.with_name(f"wire-{release.version}.json")
+        files.copy(wire, folder / "fake-wire.json")
+    gaps = described.get("gaps")
+    problem = described.get("problem")
+    return model.FakeProfile(
+        source=str(described["source"]) if described.get("source") else None,
+        file=copied,
+        gaps=list(gaps) if isinstance(gaps, list) else [],
+        problem=str(problem) if problem else None,
+    )
+
+
+def _finding_on(cell: Cell, files: _Files) -> model.FindingOnRelease:
+    bundle = None
+    if cell.bundle is not None:
+        target = files.folder(cell.version) / "repro" / f"{cell.bundle.name}.zip"
+        zip_folder(cell.bundle, target)
+        run = f"python3 {cell.bundle.name}/reproduce.py --codex PATH_TO_CODEX"
+        bundle = model.Bundle(file=files.name(target), run=run)
+    return model.FindingOnRelease(
+        verdict=_verdict(cell.verdict),
+        required=cell.required,
+        observed=cell.observed,
+        expected=cell.expected,
+        evidence=list(cell.evidence),
+        summary=cell.summary,
+        reproduce=cell.reproduce,
+        upstream=[model.Upstream(u.issue, u.state) for u in cell.upstream],
+        bundle=bundle,
+    )
+
+
+def _finding_record(view: HistoryView, finding_id: str) -> model.FindingFile:
+    info = view.finding(finding_id)
+    assert info is not None
+    timeline = []
+    for release in view.releases:
+        cell = release.cells.get(finding_id)
+        timeline.append(
+            model.TimelineEntry(
+                version=release.version,
+                verdict=None if cell is None else _verdict(cell.verdict),
+                observed=None if cell is None else cell.observed,
+                summary="" if cell is None else cell.summary,
+                upstream=[model.Upstream(u.issue, u.state) for u in cell.upstream] if cell else [],
+            )
+        )
+    return model.FindingFile(
+        dataset_version=model.DATASET_VERSION,
+        id=finding_id,
+        kind="fidelity" if info.is_fidelity else "assumption",
+        required=info.required,
+        spec_section=info.spec_section,
+        statement=info.statement,
+        expected=info.expected,
+        timeline=timeline,
+        change_points=[_change_point(p) for p in view.points_of(finding_id)],
+        upstream=[w.issue for w in view.watched if finding_id in view.issue_findings(w.issue)],
+    )
+
+
+def zip_folder(folder: Path, target: Path) -> None:
+    """`folder` as a zip whose one top folder is its name; the same bytes for the same files."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            info = zipfile.ZipInfo(f"{folder.name}/{path.relative_to(folder).as_posix()}", ZIP_TIME)
+            executable = path.stat().st_mode & stat.S_IXUSR
+            info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    partial.replace(target)
+
+
+def _write(path: Path, content: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(content)
+    partial.replace(path)

@@ -1,0 +1,180 @@
+"""The one reading of a history folder that the site and can-i-upgrade share: today's
+history.json and verdicts, and the fields newer histories add when they are there."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codex_probe.reporting.history_view import HistoryView, HistoryViewError, portable
+from tests.site.recorded import AFTER, BEFORE, DEVELOPER, FIELD, MOVED, write_history
+
+
+def test_change_points_are_computed_from_the_releases_when_the_history_has_none(
+    tmp_path: Path,
+) -> None:
+    view = HistoryView.load(write_history(tmp_path))
+    assert not view.change_points_given
+    found = {(p.kind, p.key): p for p in view.change_points}
+    verdict = found[("verdict", "steer-mid-answer-keeps-reply")]
+    assert (verdict.last_same, verdict.first_changed) == (BEFORE, MOVED)
+    assert (verdict.before, verdict.after) == ("holds", "changed")
+    moved = found[("observed", "base-developer-placement.base_at")]
+    assert (moved.before, moved.after, moved.subject) == (
+        [FIELD],
+        [DEVELOPER],
+        "base-developer-placement",
+    )
+    # An observed value of a finding whose verdict changed is part of the verdict's change.
+    assert ("observed", "steer-mid-answer-keeps-reply.pending_answer_kept") not in found
+    # Only an id differs in the refusal's message: not a change.
+    assert not [p for p in view.change_points if p.subject == "error-resume-unknown-thread"]
+    assert {p.first_changed for p in view.change_points} == {MOVED}
+
+
+def test_a_release_that_cannot_run_does_not_hide_a_change_across_it(tmp_path: Path) -> None:
+    view = HistoryView.load(write_history(tmp_path, (BEFORE, AFTER), unavailable=[MOVED]))
+    assert view.versions == [BEFORE, MOVED, AFTER]
+    assert view.probed_versions == [BEFORE, AFTER]
+    points = [p for p in view.change_points if p.kind == "verdict"]
+    assert [(p.key, p.last_same, p.first_changed) for p in points] == [
+        ("steer-mid-answer-keeps-reply", BEFORE, AFTER)
+    ]
+
+
+def test_the_history_s_own_change_points_are_used_as_given_each_on_its_row(
+    tmp_path: Path,
+) -> None:
+    given = [
+        {"kind": "verdict", "key": "steer-mid-answer-keeps-reply", "first_changed": MOVED,
+         "last_same": BEFORE, "before": "holds", "after": "changed"},
+        {"kind": "observed", "key": "base-developer-placement.base_at", "first_changed": MOVED,
+         "last_same": BEFORE, "before": [FIELD], "after": [DEVELOPER]},
+        {"kind": "surface", "key": "notifications/turn-1", "first_changed": MOVED,
+         "last_same": BEFORE, "before": "sha256:1", "after": "sha256:2"},
+    ]  # fmt: skip
+    surface = {"aspects": {"notifications": "sha256:1", "answers": "sha256:a"}}
+    view = HistoryView.load(
+        write_history(tmp_path, change_points=given, surface=lambda version: surface)
+    )
+    assert view.change_points_given
+    assert [p.to_json() for p in view.change_points] == given
+    assert [p.subject for p in view.change_points] == [
+        "steer-mid-answer-keeps-reply",
+        "base-developer-placement",
+        "notifications",
+    ]
+
+
+def test_paths_of_the_machine_that_made_the_history_are_written_relative_to_it() -> None:
+    assert portable(
+        {"path": "/home/runner/work/x/reports/history-shard-2/releases/0.162.0/learned/a.json"}
+    ) == {"path": "releases/0.162.0/learned/a.json"}
+    assert (
+        portable("fake-codex on /work/main/fake_appserver/profiles/0.171.0.json is faithful")
+        == "fake-codex on fake_appserver/profiles/0.171.0.json is faithful"
+    )
+
+
+def test_a_fidelity_finding_names_no_profile_path_and_has_no_change_across_releases(
+    tmp_path: Path,
+) -> None:
+    view = HistoryView.load(write_history(tmp_path))
+    cell = view.cell(MOVED, "fake-fidelity-start")
+    assert cell is not None
+    assert cell.observed["profile"]["path"] == f"releases/{MOVED}/learned/x.json"
+    assert "/home/runner" not in cell.statement
+    assert not view.points_of("fake-fidelity-start")
+
+
+def test_a_difference_names_where_its_new_value_began_and_how_often_it_changed(
+    tmp_path: Path,
+) -> None:
+    view = HistoryView.load(write_history(tmp_path, ("0.160.0", BEFORE, MOVED, AFTER)))
+    found = {d.key: d for d in view.differences("0.160.0", AFTER)}
+    steer = found["steer-mid-answer-keeps-reply"]
+    assert (steer.before, steer.after) == ("holds", "changed")
+    assert (steer.last_same, steer.first_changed, steer.changes) == (BEFORE, MOVED, 1)
+    assert "base-developer-placement.base_at" in found
+    assert "error-resume-unknown-thread.message" not in found
+    assert view.differences(MOVED, AFTER) == []
+
+
+def test_the_verdict_file_adds_the_statement_evidence_and_bundle_to_each_cell(
+    tmp_path: Path,
+) -> None:
+    view = HistoryView.load(write_history(tmp_path))
+    cell = view.cell(MOVED, "steer-mid-answer-keeps-reply")
+    assert cell is not None
+    assert cell.statement.startswith("A turn/steer that arrives while the model is answering")
+    assert cell.evidence and cell.reproduce.endswith("--only steer-mid-answer-keeps-reply")
+    assert (
+        cell.bundle
+        == tmp_path / "releases" / MOVED / "repro" / f"steer-mid-answer-keeps-reply-{MOVED}"
+    )
+    release = view.release(MOVED)
+    assert release is not None and release.profile_file is not None
+    assert release.profile_file.name == f"{MOVED}.json"
+
+
+def test_a_history_without_verdict_files_is_read_from_history_json_alone(tmp_path: Path) -> None:
+    view = HistoryView.load(write_history(tmp_path, with_files=False))
+    cell = view.cell(MOVED, "steer-mid-answer-keeps-reply")
+    assert cell is not None and cell.verdict == "changed" and cell.bundle is None
+    info = view.finding("steer-mid-answer-keeps-reply")
+    assert info is not None and info.statement  # from the registry
+
+
+def test_surface_aspects_are_read_from_the_digest_or_from_surface_json(tmp_path: Path) -> None:
+    digests = {BEFORE: "sha256:1", MOVED: "sha256:2", AFTER: "sha256:2"}
+    view = HistoryView.load(
+        write_history(tmp_path / "digest", surface=lambda version: {"digest": digests[version]})
+    )
+    assert view.aspects == ["surface"]
+    assert [(p.kind, p.first_changed) for p in view.change_points if p.kind == "surface"] == [
+        ("surface", MOVED)
+    ]
+    folder = write_history(tmp_path / "files")
+    for version in (BEFORE, MOVED, AFTER):
+        methods = ["thread/start"] + (["thread/fork"] if version != BEFORE else [])
+        surface = {"version": version, "schema": {"methods": methods}, "answers": {"a": 1}}
+        (folder / "releases" / version / "surface.json").write_text(json.dumps(surface))
+    view = HistoryView.load(folder)
+    assert view.aspects == ["schema", "answers"]
+    points = [(p.key, p.first_changed) for p in view.change_points if p.kind == "surface"]
+    assert points == [("schema", MOVED)]
+
+
+def test_watched_bugs_come_from_the_upstream_list_of_each_finding(tmp_path: Path) -> None:
+    def upstream(version: str) -> dict[str, list[dict[str, str]]]:
+        state = "absent" if version == AFTER else "present"
+        return {"steer-mid-answer-keeps-reply": [{"issue": "openai/codex#40805", "state": state}]}
+
+    watch = [{"issue": "openai/codex#40805", "title": "turn/steer succeeds while only queued"}]
+    view = HistoryView.load(write_history(tmp_path, upstream=upstream, watch=watch))
+    assert [(w.issue, w.title) for w in view.watched] == [
+        ("openai/codex#40805", "turn/steer succeeds while only queued")
+    ]
+    assert view.watched[0].url == "https://github.com/openai/codex/issues/40805"
+    assert view.watch_state(MOVED, "openai/codex#40805") == "present"
+    assert view.issue_findings("openai/codex#40805") == ["steer-mid-answer-keeps-reply"]
+    fixed = [p for p in view.change_points if p.kind == "watch"]
+    assert [p.describe() for p in fixed] == [
+        f"openai/codex#40805: watch changed in {AFTER} (last same: {MOVED}): "
+        "fixed (present -> absent)"
+    ]
+
+
+def test_a_history_that_is_not_json_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "history.json").write_text("{")
+    with pytest.raises(HistoryViewError, match=r"history\.json:1: not JSON"):
+        HistoryView.load(tmp_path)
+
+
+def test_a_verdict_file_that_is_not_json_is_an_error_naming_it(tmp_path: Path) -> None:
+    folder = write_history(tmp_path)
+    (folder / "releases" / MOVED / "verdict.json").write_text("[")
+    with pytest.raises(HistoryViewError, match=rf"releases/{MOVED}/verdict\.json: cannot be read"):
+        HistoryView.load(folder)
