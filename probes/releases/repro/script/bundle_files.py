@@ -24,6 +24,7 @@ STEP_KINDS = (
     "steer",
     "compact",
     "resume",
+    "fork",
     "read",
     "unsubscribe",
     "attempt",
