@@ -90,6 +90,11 @@ def output_seen(name: str, step: str) -> Expression:
     return {"output_seen": {"marker": name, "step": step}}
 
 
+def outputs(step: str) -> Expression:
+    """How many function call outputs the step's last model request sends back."""
+    return {"outputs": step}
+
+
 def item_notified(method: str, kind: str, name: str = "") -> Expression:
     """Whether codex sent a `method` notification of an item of `kind` (holding the marker
     `name`, when given)."""
@@ -197,6 +202,9 @@ def describe(expression: Expression) -> str:
         "count": lambda: f"how many times `{marker(at['marker'])}` is " + in_request.format(**at),
         "output_seen": lambda: (
             f"a function call output holds `{marker(at['marker'])}` " + in_request.format(**at)
+        ),
+        "outputs": lambda: (
+            f"how many function call outputs the last model request of step `{at}` sends back"
         ),
         "notified": lambda: f"codex notified {_said(at)}",
         "notified_before": lambda: (

@@ -48,6 +48,9 @@ class StepRecord:
     # then is what it observes (`unanswered_within`), not a failure of the scenario.
     settled_by: tuple[str, str] | None = None
     completion_within: float | None = None
+    # A turn that then waits for this notification (method, item type) of its thread, one
+    # that comes after turn/completed (the item of a command that outlived its call).
+    then: tuple[str, str] | None = None
 
     @property
     def queued(self) -> tuple[Reply, ...]:

@@ -177,10 +177,11 @@ def call_outputs(body: dict[str, Any]) -> list[str]:
 
 
 def item_text(item: Any) -> str:
-    """The text of a notified item: a message's text or its content parts, a summary."""
+    """The text of a notified item: a message's text or its content parts, a summary, a
+    command's output."""
     if not isinstance(item, dict):
         return ""
-    parts = [str(item.get("text") or "")]
+    parts = [str(item.get(key) or "") for key in ("text", "aggregatedOutput")]
     for key in ("content", "summary"):
         for part in item.get(key) or []:
             parts.append(str(part.get("text", "")) if isinstance(part, dict) else str(part))
@@ -289,6 +290,7 @@ class Reading:
                 marker(at["marker"]) in output
                 for output in call_outputs(self.view.body(at["step"]))
             ),
+            "outputs": lambda label: len(call_outputs(self.view.body(label))),
             "in_role": lambda at: any(place.role == at["role"] for place in self.places(at)),
             "role_before": lambda at: self.item_before(at).get("role"),
             "item_before": lambda at: normalized_item(self.item_before(at)),
@@ -412,7 +414,7 @@ class Reading:
 # step's answer, or the whole run's messages.
 READS_LAST_REQUEST = (
     *("seen", "where", "in_role", "role_before", "item_before", "order", "block_seen"),
-    *("count", "output_seen"),
+    *("count", "output_seen", "outputs"),
 )
 READS_EVERY_REQUEST = ("requests", "paths", "offers_tools")
 READS_ANSWER = ("refused", "silent", "error", "refusal_reading", "answer")

@@ -206,21 +206,45 @@ class ScenarioRun:
         settings: Mapping[str, Any] | None = None,
         completion: Completion | None = None,
         requires: tuple[Requirement, ...] = (),
+        then: tuple[str, str] | None = None,
     ) -> StepRecord:
         """A turn: turn/start with the driver's params (and `settings`, such as another
-        model), then its turn/completed (see `Completion` for one that may not come)."""
+        model), then its turn/completed (see `Completion` for one that may not come), then
+        (`then`) the thread's notification (method, item type) that comes after its turn,
+        such as the item of a command that outlived its call."""
         thread_id = self.threads[thread]
         params = {**needed(start_turn_params(text, thread_id), "a turn"), **(settings or {})}
-        return await self._step(
+
+        async def run_turn() -> Any:
+            result = await self._run_turn(params, completion)
+            if then is not None:
+                result["then"] = await self._item_notice(thread_id, *then)
+            return result
+
+        record = await self._step(
             "turn",
             label,
             params,
-            lambda: self._run_turn(params, completion),
+            run_turn,
             reply=reply,
             replies=replies,
             requires=requires,
             completion=completion,
         )
+        record.then = then
+        return record
+
+    async def _item_notice(self, thread_id: str, method: str, kind: str) -> Any:
+        """The thread's next `method` notification of an item of `kind` (its params)."""
+
+        def matches(note: Notification) -> bool:
+            params = note.params if isinstance(note.params, dict) else {}
+            item = params.get("item")
+            return thread_of(note) == thread_id and isinstance(item, dict) and (
+                item.get("type") == kind
+            )
+
+        return (await self.session.wait_for(method, matches)).params
 
     async def _run_turn(self, params: dict[str, Any], completion: Completion | None) -> Any:
         result = await self.rpc.request("turn/start", params, timeout=STEP_TIMEOUT)
@@ -232,16 +256,7 @@ class ScenarioRun:
         within `completion.within` seconds of its settling notification."""
         if completion is None:
             return await self.session.wait_thread_turn_completed(thread_id)
-        method, kind = completion.settled_by
-
-        def settling(note: Notification) -> bool:
-            params = note.params if isinstance(note.params, dict) else {}
-            item = params.get("item")
-            return thread_of(note) == thread_id and isinstance(item, dict) and (
-                item.get("type") == kind
-            )
-
-        await self.session.wait_for(method, settling)
+        await self._item_notice(thread_id, *completion.settled_by)
         try:
             note = await self.rpc.wait_for_notification(
                 "turn/completed", lambda n: thread_of(n) == thread_id, timeout=completion.within

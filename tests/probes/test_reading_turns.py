@@ -90,7 +90,10 @@ def test_item_notifications_are_found_by_kind_and_marker_and_ordered() -> None:
 
 
 def test_a_turn_that_went_unanswered_within_its_deadline_is_observed_silence_not_unmet() -> None:
-    silent: dict[str, Any] = {"result": {"turn/start": {}, "turn/completed": None}, "unanswered_within": 20.0}
+    silent: dict[str, Any] = {
+        "result": {"turn/start": {}, "turn/completed": None},
+        "unanswered_within": 20.0,
+    }
     assert unmet_preconditions(View(record(**silent))) == []
     unanswered: dict[str, Any] = {"result": {"turn/start": {}, "turn/completed": None}}
     [unmet] = unmet_preconditions(View(record(**unanswered)))

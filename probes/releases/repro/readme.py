@@ -149,6 +149,8 @@ def _step_row(step: dict[str, Any], replies: list[dict[str, Any]]) -> str:
         )
     elif "notification" in waits:
         then.append(f"waits for {waits['notification']} of `{waits['threadId']}`")
+    if "then" in waits:
+        then.append(f"then waits for {waits['then']['method']} of a {waits['then']['type']} item")
     for required in step.get("requires") or []:
         then.append(f"the run must show: {required['what']}")
     if "model_requests" in waits:

@@ -240,18 +240,18 @@ def _waits(step: StepRecord, names: _Names) -> dict[str, Any]:
     thread = names.named(step.params.get("threadId"), step.label)
     if step.name == "finish_turn" and step.release_grace is not None:
         release = {"model_requests": 1, "within_s": step.release_grace}
-        waits = {"notification": "turn/completed", "threadId": thread, "release_held": release}
+        held = {"notification": "turn/completed", "threadId": thread, "release_held": release}
+        return {"waits_for": held}
+    if step.name in ("turn", "compact"):
+        waits: dict[str, Any] = {"notification": "turn/completed", "threadId": thread}
+        if step.settled_by is not None:
+            method, kind = step.settled_by
+            waits["settled_by"] = {"method": method, "type": kind}
+            waits["within_s"] = step.completion_within
+        if step.then is not None:
+            waits["then"] = {"method": step.then[0], "type": step.then[1]}
         return {"waits_for": waits}
-    if step.name in ("turn", "compact") and step.settled_by is not None:
-        method, kind = step.settled_by
-        waits = {
-            "notification": "turn/completed",
-            "threadId": thread,
-            "settled_by": {"method": method, "type": kind},
-            "within_s": step.completion_within,
-        }
-        return {"waits_for": waits}
-    if step.name in ("turn", "compact", "finish_turn"):
+    if step.name == "finish_turn":
         return {"waits_for": {"notification": "turn/completed", "threadId": thread}}
     if step.name == "begin_turn":
         return {"waits_for": {"model_requests": 1}}

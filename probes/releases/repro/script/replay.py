@@ -152,7 +152,13 @@ class Replay:
         elif "thread_unloaded" in waits:
             waited = self.unloaded(label, waits["thread_unloaded"], waits["within_s"])
         if kind in ("turn", "compact"):
-            return {step["request"]["method"]: answer, waits["notification"]: waited}
+            result = {step["request"]["method"]: answer, waits["notification"]: waited}
+            if "then" in waits:  # what comes after the turn (a command that outlived it)
+                then = waits["then"]
+                result["then"] = self.settled(
+                    label, then["method"], then["type"], waits["threadId"]
+                )
+            return result
         if kind == "finish_turn":
             return waited
         if kind == "unsubscribe":
@@ -201,10 +207,10 @@ class Replay:
             raise StepFailed(label, NO_NOTIFICATION, detail)
         return found
 
-    def settled(self, label: str, method: str, kind: str, thread_id: str) -> None:
-        """Wait for the thread's `method` notification of an item of `kind` (its turn has
-        the input, or its compaction is done), as codex-probe waits before it times the
-        turn's completion."""
+    def settled(self, label: str, method: str, kind: str, thread_id: str) -> dict[str, Any]:
+        """The thread's `method` notification of an item of `kind` (its turn has the input,
+        its compaction is done, a command that outlived its turn ended), as codex-probe
+        waits for it."""
         assert self.server is not None
 
         def matches(params: dict[str, Any]) -> bool:
@@ -215,9 +221,11 @@ class Replay:
                 and (item.get("type") == kind)
             )
 
-        if self.server.wait_notification(method, matches, self.timeout) is None:
+        found = self.server.wait_notification(method, matches, self.timeout)
+        if found is None:
             detail = f"{method} of a {kind} item did not arrive within {self.timeout:g} s"
             raise StepFailed(label, NO_NOTIFICATION, detail)
+        return found
 
     def unloaded(self, label: str, thread_id: str, within_s: float) -> bool:
         """Whether the thread is unloaded: its thread/closed is awaited up to `within_s`
