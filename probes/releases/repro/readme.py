@@ -44,6 +44,7 @@ def render_readme(
         f"Spec section {finding['spec_section']} ({kind}). Recorded by codex-probe on {on}, "
         f"scenario `{finding['scenario']}` (`{finding['probe_command']}`).",
         "",
+        *_upstream(finding),
         "## Run it",
         "",
         "```sh",
@@ -96,6 +97,25 @@ def render_readme(
         "",
     ]
     return "\n".join(lines)
+
+
+def _upstream(finding: dict[str, Any]) -> list[str]:
+    """The watched upstream issues the finding decides: what the run shows of each."""
+    lines = []
+    for issue in finding.get("upstream") or []:
+        lines += [
+            f"## Upstream: [{issue['issue']}]({issue['url']}) is {issue['state']} on codex-cli "
+            f"{finding['version']}",
+            "",
+            f"*{issue['title']}*",
+            "",
+            f"Present means: {issue['present_means']}",
+            "",
+            "Read from this run as: " + "; ".join(f"`{sign}`" for sign in issue["shown_by"]),
+            "(exit 0 of reproduce.py: codex still behaves as recorded below).",
+            "",
+        ]
+    return lines
 
 
 def _values(finding: dict[str, Any], outcome: dict[str, Any]) -> list[str]:
