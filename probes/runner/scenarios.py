@@ -15,7 +15,7 @@ from codex_probe.probes.domain.expressions import item_notified
 from codex_probe.probes.domain.reading import marker
 from codex_probe.probes.runner.steps import Completion, Requirement, Scenario, ScenarioRun
 from codex_probe.rig.homes import DEFAULT_MODEL, OPENAI_PROVIDER_NAME
-from codex_probe.rig.replies import Reply, exec_command
+from codex_probe.rig.replies import End, FunctionCall, Message, Reasoning, Reply, exec_command
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"
@@ -320,6 +320,55 @@ async def start_config(run: ScenarioRun) -> None:
     await run.turn("A", user("1"), "turn-1", completion=TAKES_INPUT)
 
 
+# The turn-kinds scenario: calls codex cannot carry out, streams that fail three ways, and
+# commands put to the client. It runs no command that ends within its call (none is
+# accepted): on 0.120.0 such a command races codex's first read of it.
+UNKNOWN_TOOL = "codex_probe_no_such_tool"
+BAD_ARGUMENTS = "not json"
+UNRUNNABLE_CALLS = Reply(
+    items=(FunctionCall(UNKNOWN_TOOL, "{}"), FunctionCall("exec_command", BAD_ARGUMENTS))
+)
+CUT_STREAM = Reply(
+    items=(
+        Reasoning((marker("REASONING"),)),
+        Message(f"{marker('PARTIAL')} half an answer"),
+        FunctionCall(UNKNOWN_TOOL, "{}"),
+    ),
+    end=End.CUT,
+)
+FAILED_STREAM = Reply(items=(Message("half an answer"),), end=End.FAILED)
+DROPPED_STREAM = Reply(items=(Message("half an answer"),), end=End.DROPPED)
+TOUCHED = "CODEX-PROBE-FILE"
+ESCALATED_TOUCH = Reply(
+    items=(
+        exec_command(
+            f"touch {TOUCHED}",
+            sandbox_permissions="require_escalated",
+            justification=marker("WHY"),
+        ),
+    )
+)
+PLAIN_TOUCH = Reply(items=(exec_command(f"touch {TOUCHED}"),))
+
+
+async def turn_kinds(run: ScenarioRun) -> None:
+    """Turns that are more than text, one of each kind learn reads the profile's `turns`
+    section from: two calls codex cannot carry out; a stream cut off after reasoning, a
+    message and a call, then a turn after it; a stream that fails; one dropped mid-body;
+    an escalated command under on-request and a plain one under untrusted, both put to
+    the client and declined (the session's default answer)."""
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("CALLS"), "turn-calls", replies=(UNRUNNABLE_CALLS, Reply()))
+    await run.turn("A", user("CUT"), "turn-cut", reply=CUT_STREAM)
+    await run.turn("A", user("AFTER-CUT"), "turn-after-cut")
+    await run.turn("A", user("FAILED"), "turn-failed", reply=FAILED_STREAM)
+    await run.turn("A", user("DROPPED"), "turn-dropped", reply=DROPPED_STREAM)
+    await run.start("B", approvalPolicy="on-request", **instructions("V1"))
+    await run.turn("B", user("ESCALATED"), "turn-escalated", replies=(ESCALATED_TOUCH, Reply()))
+    await run.start("C", approvalPolicy="untrusted", **instructions("V1"))
+    await run.turn("C", user("UNTRUSTED"), "turn-untrusted", replies=(PLAIN_TOUCH, Reply()))
+
+
 SCENARIOS: dict[str, Scenario] = {
     "start": start_and_turns,
     "compaction": compaction,
@@ -339,6 +388,7 @@ SCENARIOS: dict[str, Scenario] = {
     "compaction-turn": compaction_turn,
     "steer-in-flight": steer_in_flight,
     "start-config": start_config,
+    "turn-kinds": turn_kinds,
 }
 # How a scenario's home differs from the default one.
 SCENARIO_HOMES: dict[str, dict[str, Any]] = {
