@@ -167,7 +167,20 @@ def _finding_document(assumption: Assumption, finding: Finding, backend: str) ->
         "probe_command": finding.reproduce,
         # The watched upstream issues the finding decides (probes/domain/watch.py).
         "upstream": [_upstream(entry, finding.id) for entry in finding.upstream],
+        # What a replay must observe alike to reproduce the run: the expected values, and
+        # the values that decide a watched upstream issue.
+        "compared": list(dict.fromkeys([*assumption.expected, *_sign_keys(finding)])),
     }
+
+
+def _sign_keys(finding: Finding) -> list[str]:
+    return [
+        key
+        for entry in finding.upstream
+        for sign in BY_ISSUE[entry["issue"]].signs
+        if sign.finding == finding.id
+        for key in sign.values
+    ]
 
 
 def _upstream(entry: dict[str, str], finding_id: str) -> dict[str, Any]:
