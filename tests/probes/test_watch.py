@@ -119,3 +119,15 @@ def test_changes_along_a_range_say_fixed_in_and_back_in_and_pass_over_a_broken_r
         "openai/codex#41491 back in 0.4.0 (absent in 0.3.0)",
     ]
     assert state_changes([("0.1.0", present), ("0.2.0", present)]) == []
+
+
+def test_the_previous_release_is_the_plain_one_published_just_before_the_oldest_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from codex_probe.cli.commands import watch as command
+    from codex_probe.harness.codex import npm
+
+    published = ["0.149.0", "0.150.0-alpha.1", "0.149.2", "0.150.0", "0.171.0", "0.80.0"]
+    monkeypatch.setattr(npm, "published_versions", lambda: published)
+    assert command._previous(["0.171.0", "0.150.0"]) == ["0.149.2"]
+    assert command._previous(["0.80.0"]) == []
