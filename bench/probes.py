@@ -48,7 +48,7 @@ from codex_probe.rig.wiretap import Reply, Wiretap  # noqa: E402
 STEP_TIMEOUT = 60.0
 EXIT_GRACE = 2.0
 SUITE_TIMEOUT = 1800.0
-REPLAYED = ("restart", "start", "turn", "compact", "resume")
+REPLAYED = ("restart", "start", "turn", "compact", "resume", "fork")
 
 
 # ----- what the scenarios do -------------------------------------------------------
@@ -85,8 +85,21 @@ class StepRecorder:
         self.steps.append(Step("start", label, fields))
         return self.threads[label]
 
-    async def turn(self, thread: str, text: str, label: str, *, reply: Reply | None = None) -> None:
-        self.steps.append(Step("turn", thread, {"text": text}))
+    async def turn(
+        self,
+        thread: str,
+        text: str,
+        label: str,
+        *,
+        reply: Reply | None = None,
+        replies: tuple[Reply, ...] = (),
+        settings: Mapping[str, Any] | None = None,
+        **_: Any,
+    ) -> None:
+        # The model's work is replayed too: the replies the turn queues, its settings.
+        queued = ((reply,) if reply is not None else ()) + replies
+        params = {"text": text, "replies": queued, "settings": dict(settings or {})}
+        self.steps.append(Step("turn", thread, params))
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
         # Replayed as a plain turn; a held-back answer is a scripted wait unless the
@@ -99,8 +112,12 @@ class StepRecorder:
     async def finish_turn(self, thread: str, label: str) -> None:
         pass  # the turn was recorded by begin_turn
 
-    async def compact(self, thread: str, label: str) -> None:
+    async def compact(self, thread: str, label: str, **_: Any) -> None:
         self.steps.append(Step("compact", thread))
+
+    async def fork(self, thread: str, label: str, new_thread: str, **fields: Any) -> None:
+        self.threads[new_thread] = f"thread-{new_thread}"
+        self.steps.append(Step("fork", thread, {"new": new_thread, "fields": fields}))
 
     async def resume(self, thread: str, label: str, **fields: Any) -> None:
         self.steps.append(Step("resume", thread, fields))
@@ -239,24 +256,30 @@ async def replay(binary: Path, steps: list[Step], home_options: Mapping[str, Any
                             await server.close()
                         server = await BareServer.spawn(binary, home)
                     elif server is not None:
-                        await replay_step(server, step, threads, home)
+                        await replay_step(server, step, threads, home, tap)
             finally:
                 if server is not None:
                     await server.close()
 
 
 async def replay_step(
-    server: BareServer, step: Step, threads: dict[str, str], home: IsolatedHome
+    server: BareServer, step: Step, threads: dict[str, str], home: IsolatedHome, tap: Wiretap
 ) -> None:
     if step.kind == "start":
         started = await server.request("thread/start", {"cwd": str(home.workdir), **step.params})
         threads[step.thread] = started["thread"]["id"]
     elif step.kind == "resume":
         await server.request("thread/resume", {"threadId": threads[step.thread], **step.params})
+    elif step.kind == "fork":
+        params = {"threadId": threads[step.thread], **step.params["fields"]}
+        forked = await server.request("thread/fork", params)
+        threads[step.params["new"]] = forked["thread"]["id"]
     elif step.kind == "turn":
         before = server.completed_turns
+        tap.queue_replies(*step.params.get("replies", ()))
         text = [{"type": "text", "text": step.params["text"], "text_elements": []}]
-        await server.request("turn/start", {"threadId": threads[step.thread], "input": text})
+        params = {"threadId": threads[step.thread], "input": text}
+        await server.request("turn/start", {**params, **step.params.get("settings", {})})
         await server.until_turn_completed(before)
     elif step.kind == "compact":
         before = server.completed_turns

@@ -116,6 +116,27 @@ class InterruptWithoutTurn(StrEnum):
     HELD_UNTIL_A_TURN_IS_INTERRUPTED = "held_until_a_turn_is_interrupted"
 
 
+class ForkInstructions(StrEnum):
+    """Which instructions thread/fork gives the fork when it names new ones (without any,
+    the fork keeps the parent's: its base, and its history, whose initial context holds
+    the developer instructions)."""
+
+    # The fork's base instructions; the developer instructions of the history it copied
+    # (0.120.0 to 0.171.0: openai/codex#19045).
+    BASE_FROM_FORK_DEVELOPER_FROM_HISTORY = "base_from_fork_developer_from_history"
+    BOTH_FROM_FORK = "both_from_fork"  # the developer part of its context replaced too
+    PARENT_KEPT = "parent_kept"  # neither: the fork is the parent's, instructions and all
+
+
+class ModelSwitch(StrEnum):
+    """What codex adds to the history when a turn/start names another model."""
+
+    # A developer message before the turn's user message: texts.model_switch holding the
+    # thread's base instructions (0.120.0 to 0.171.0: openai/codex#41491).
+    BASE_IN_DEVELOPER_MESSAGE = "base_in_developer_message"
+    NOTHING = "nothing"
+
+
 class ContextAfterCompaction(StrEnum):
     """Where codex puts its initial context again after a local compaction."""
 
@@ -167,6 +188,8 @@ class Behaviour(Model, frozen=True):
     remote_compaction: Measured[RemoteCompaction]
     turn_start_while_active: Measured[TurnStartWhileActive]
     interrupt_without_turn: Measured[InterruptWithoutTurn]
+    fork: Measured[ForkInstructions]
+    model_switch: Measured[ModelSwitch]
 
 
 class Texts(Model, frozen=True):
@@ -177,6 +200,9 @@ class Texts(Model, frozen=True):
     permissions: str
     compaction_prompt: str
     summary_prefix: str
+    # The developer message of a model switch (behaviour.model_switch), a str.format
+    # template: {instructions} is the thread's base instructions.
+    model_switch: str
 
 
 class ErrorAnswer(Model, frozen=True):

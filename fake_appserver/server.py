@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import itertools
 import os
 import stat
@@ -17,10 +18,15 @@ from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
 from codex_probe.fake_appserver.handshake import initialize_result
-from codex_probe.fake_appserver.layout import normalize_base, normalize_developer
+from codex_probe.fake_appserver.layout import (
+    initial_context,
+    normalize_base,
+    normalize_developer,
+)
 from codex_probe.fake_appserver.profile import (
     ColdResumeBase,
     ColdResumeDeveloper,
+    ForkInstructions,
     LoadedResume,
     Profile,
     Unsubscribe,
@@ -91,6 +97,7 @@ class FakeAppServer:
             "initialize": self.initialize,
             "thread/start": self.thread_start,
             "thread/resume": self.thread_resume,
+            "thread/fork": self.thread_fork,
             "thread/read": self.thread_read,
             "thread/unsubscribe": self.thread_unsubscribe,
             "thread/loaded/list": self.thread_loaded_list,
@@ -337,6 +344,47 @@ class FakeAppServer:
             turns=[self.wire.turn(t, view="full") for t in loaded.listed_turns()],
         )
         return self.wire.thread_response("thread_resume", body, record)
+
+    async def thread_fork(self, params: Any) -> Any:
+        """A new thread with the parent's history and turns (measured on 0.120.0 and
+        0.171.0: its first turn sends the parent's history; thread/started, no status
+        change until its first turn); its instructions as `behaviour.fork` says."""
+        parent_id = self._checked_thread_id(params)
+        parent = self.loaded.get(parent_id)
+        source = parent.record if parent is not None else self.store.load(parent_id)
+        if source is None or not self.store.holds(parent_id):
+            raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=parent_id))
+        thread_id = new_id()
+        record: dict[str, Any] = copy.deepcopy(source)
+        record.update(
+            id=thread_id,
+            created_at=now_s(),
+            updated_at=now_s(),
+            path=str(self.store.path_of(thread_id)),
+            originator=self.client_name,
+            forked_from=parent_id,
+        )
+        base = parent.base if parent is not None else record["base_original"]
+        developer = parent.developer if parent is not None else record["developer_original"]
+        rule = self.profile.behaviour.fork.value
+        if rule is not ForkInstructions.PARENT_KEPT and params.get("baseInstructions") is not None:
+            base = normalize_base(self.profile, params["baseInstructions"], True)
+        if rule is ForkInstructions.BOTH_FROM_FORK and "developerInstructions" in params:
+            developer = normalize_developer(params.get("developerInstructions"))
+            context = initial_context(self.profile, developer, record["cwd"])
+            contexts = [i for i, e in enumerate(record["history"]) if e["kind"] == "context"]
+            for index, entry in zip(contexts, context, strict=False):
+                record["history"][index] = entry
+        record["base_original"], record["developer_original"] = base, developer
+        self.store.save(record)
+        self.loaded[thread_id] = LoadedThread(record=record, base=base, developer=developer)
+        turns = [self.wire.turn(t, view="full") for t in record["turns"]]
+        body = self.wire.thread(record, status="idle", turns=turns)
+        if "forkedFromId" in body:
+            body["forkedFromId"] = parent_id
+        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": body})))
+        # The fork's answer has the fields of thread/start's (measured on 0.120.0 and 0.171.0).
+        return self.wire.thread_response("thread_start", body, record)
 
     def _checked_thread_id(self, params: Any) -> str:
         thread_id = str(params.get("threadId", ""))

@@ -22,6 +22,8 @@ class ActiveTurn:
     steered: list[str] = field(default_factory=list)
     # Set when input is steered in, so a model request in flight can be abandoned.
     steer_arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    # The turn/start named another model than the thread's (behaviour.model_switch).
+    model_switched: bool = False
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 `exec_command` (the shell tool codex 0.120.0 to 0.171.0 offer) runs the command
 (`commands.py`) and reports it as a commandExecution item; its output goes back to the model
-as a `function_call_output` in codex's words (`turns.texts.exec_output`). Before it runs,
+as a `function_call_output` in codex's words (`turns.exec_output`). Before it runs,
 codex may put it to the client (`turns.command_approval`): the thread is then active and
 `waitingOnApproval`, the item starts (source `agent`, no process yet), the client is asked
 `item/commandExecution/requestApproval`, `serverRequest/resolved` follows its answer, and a
@@ -77,7 +77,8 @@ class ToolCalls:
 
     def abort(self, thread: LoadedThread, call: dict[str, Any]) -> None:
         """A call of a failed response that codex does not run: its output says so."""
-        self._answer(thread, call, self.profile.turns.texts.aborted_output)
+        said = self.profile.turns.texts.aborted_output
+        self._answer(thread, call, "aborted" if said is None else said)
 
     def _answer(self, thread: LoadedThread, call: dict[str, Any], output: str) -> None:
         entry: HistoryEntry = {
@@ -136,12 +137,14 @@ class ToolCalls:
             self.spawn(self._complete_later(thread, turn, item, running))
             return self._said(result, texts.running_output, session_id=result.pid)
         self._finish(thread, turn, item, result)
-        return self._said(result, texts.exec_output, exit_code=result.exit_code)
+        exited = self.profile.turns.exec_output.value
+        return self._said(result, exited, exit_code=result.exit_code)
 
     def _asks(self, thread: LoadedThread, command: str, escalated: bool) -> bool:
         rule = self.profile.turns.command_approval.value
+        known_safe = self.profile.turns.known_safe_commands.value
         words = command.split()
-        if words and words[0] in rule.known_safe_commands and not _compound(command):
+        if words and words[0] in known_safe and not _compound(command):
             return False
         policy = thread.approval_policy
         return policy in rule.asks_for_every_command or (

@@ -8,9 +8,12 @@ the real release (docs/observations/real-turns.md); this section is how a profil
 Its wire shapes (the commandExecution and reasoning items, the `error` notification, the
 approval request) are optional templates of the wire file (`TURN_TEMPLATES`).
 
-`codex-probe learn` does not infer this section yet: a profile file without it (`turns:
-null`) borrows the section and the templates of the nearest checked-in profile, every entry
-then `measured: false` (`profile.load_profile`), as learn itself lends unlearned entries.
+`codex-probe learn` infers the section from the tool-call and turn-kinds scenarios
+(`probes/releases/learn/turns.py`), but for two values no scenario can show without a race
+(`known_safe_commands`, `exec_output`: see there), which it keeps from the nearest
+checked-in profile, `measured: false`. A profile file without the section (`turns: null`,
+as learned before it was inferred) borrows it and the templates from the nearest
+checked-in profile, every entry then `measured: false` (`profile.load_profile`).
 """
 
 from __future__ import annotations
@@ -64,15 +67,14 @@ class StreamFailure(Model, frozen=True):
 
 
 class CommandApproval(Model, frozen=True):
-    """When codex asks its client before it runs an exec_command call."""
+    """When codex asks its client before it runs an exec_command call (the commands it runs
+    without asking all the same are Turns.known_safe_commands)."""
 
     # Approval policies under which a call asking `sandbox_permissions: require_escalated`
     # is put to the client.
     asks_when_escalated: list[str]
-    # Approval policies under which every command is put to the client...
+    # Approval policies under which every command is put to the client.
     asks_for_every_command: list[str]
-    # ...except these, which codex runs without asking (the command's first word).
-    known_safe_commands: list[str]
 
 
 class TurnTexts(Model, frozen=True):
@@ -80,16 +82,15 @@ class TurnTexts(Model, frozen=True):
 
     # The command line a commandExecution item shows: {command} is shell-quoted.
     command_line: str
-    # The function_call_output of a command that ran: {chunk_id} {wall_time} {exit_code}
-    # {tokens} {output}.
-    exec_output: str
-    # ...of a command still running when the call stopped waiting: {chunk_id} {wall_time}
-    # {session_id} {tokens} {output}.
+    # The function_call_output of a command still running when the call stopped waiting:
+    # {chunk_id} {wall_time} {session_id} {tokens} {output} (of one that ended within its
+    # call: Turns.exec_output).
     running_output: str
     # ...of a command the client declined: {command_line}.
     declined_output: str
-    # ...of a call in a failed response that was not run (CallInFailedResponse.ABORTED).
-    aborted_output: str
+    # ...of a call in a failed response that was not run (CallInFailedResponse.ABORTED);
+    # null where the release runs such a call.
+    aborted_output: str | None
     # ...of a call of a tool codex does not have: {name}.
     unsupported_call: str
     # ...of a call whose arguments are no JSON object: {error}.
@@ -106,12 +107,18 @@ class Turns(Model, frozen=True):
     stream_failure: Measured[StreamFailure]
     completed_turn_items: Measured[CompletedTurnItems]
     command_approval: Measured[CommandApproval]
+    # The commands (first word) codex runs without asking even where the approval policy
+    # would ask, command_approval aside.
+    known_safe_commands: Measured[list[str]]
+    # The function_call_output of a command that ended within its call: {chunk_id}
+    # {wall_time} {exit_code} {tokens} {output}.
+    exec_output: Measured[str]
     texts: TurnTexts
 
 
 def lent(turns: Turns, lender: str) -> Turns:
     """`turns` as a profile that lacks the section borrows it: nothing of it measured."""
-    why = f"not in this profile (learn does not infer it yet): lent by profile {lender}"
+    why = f"not in this profile (learned before learn inferred it): lent by profile {lender}"
 
     def unmeasured(entry: Measured[T]) -> Measured[T]:
         return Measured(entry.value, False, why)
@@ -120,5 +127,7 @@ def lent(turns: Turns, lender: str) -> Turns:
         stream_failure=unmeasured(turns.stream_failure),
         completed_turn_items=unmeasured(turns.completed_turn_items),
         command_approval=unmeasured(turns.command_approval),
+        known_safe_commands=unmeasured(turns.known_safe_commands),
+        exec_output=unmeasured(turns.exec_output),
         texts=turns.texts,
     )

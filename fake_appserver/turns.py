@@ -19,6 +19,7 @@ from codex_probe.fake_appserver.layout import (
 )
 from codex_probe.fake_appserver.profile import (
     InterruptWithoutTurn,
+    ModelSwitch,
     Profile,
     RemoteRequest,
     SteerWhileAnswering,
@@ -84,6 +85,10 @@ class TurnRunner:
         hang = self.never_complete_next
         self.never_complete_next = False
         active = ActiveTurn(turn=turn)
+        model = params.get("model")
+        if isinstance(model, str) and model and model != thread.record["model"]:
+            thread.record["model"] = model  # this turn and the next ones
+            active.model_switched = True
         thread.active = active
         active.task = asyncio.ensure_future(self._run_turn(thread, active, "\n".join(texts), hang))
         return {"turn": self.wire.turn(turn, view="notLoaded")}
@@ -272,6 +277,9 @@ class TurnRunner:
                             self.profile, thread.developer, record["cwd"]
                         )
                         record["has_initial_context"] = True
+                    if active.model_switched:
+                        active.model_switched = False
+                        record["history"] += self._model_switch(thread)
                     record["history"].append({"kind": "user", "item": message("user", user_text)})
                     record["preview"] = record["preview"] or user_text
                     self._item(
@@ -294,6 +302,16 @@ class TurnRunner:
                 # Input steered into the turn while the model answered goes in a follow-up.
                 pending, active.steered = active.steered, []
         self._finish(thread, active, started, usage)
+
+    def _model_switch(self, thread: LoadedThread) -> list[dict[str, Any]]:
+        """What codex puts in the history when a turn names another model: measured on
+        0.120.0 to 0.171.0, a developer message holding the thread's base instructions."""
+        profile = self.profile
+        if profile.behaviour.model_switch.value is ModelSwitch.NOTHING:
+            return []
+        base = profile.texts.default_prompt if thread.base is None else thread.base
+        text = profile.texts.model_switch.format(instructions=base)
+        return [{"kind": "switch", "item": message("developer", text)}]
 
     async def _run_compaction(self, thread: LoadedThread, active: ActiveTurn) -> None:
         turn, record, profile = active.turn, thread.record, self.profile

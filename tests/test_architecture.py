@@ -227,14 +227,16 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
     assert openers == ["codex_probe/rig/session.py:Session"]
 
 
-def test_an_assumption_s_id_is_written_in_one_product_file_its_registry_entry() -> None:
+def test_an_assumption_id_is_in_no_product_file_but_its_entry_and_the_watch_list() -> None:
     from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 
     registry = ROOT / "probes" / "domain" / "assumptions.py"
+    # The watch list decides each upstream issue by findings: it names their ids.
+    watch_list = ROOT / "probes" / "domain" / "watch.py"
     product = [
         path
         for path in python_files()
-        if floor(module_name(path)) in SHIPPED and path != registry
+        if floor(module_name(path)) in SHIPPED and path not in (registry, watch_list)
     ]
     elsewhere = sorted(
         f"{assumption.id}: {path.relative_to(ROOT)}"
@@ -243,3 +245,10 @@ def test_an_assumption_s_id_is_written_in_one_product_file_its_registry_entry() 
         if assumption.id in path.read_text(encoding="utf-8")
     )
     assert elsewhere == []
+
+
+def test_the_watch_list_reads_only_findings_of_the_registry() -> None:
+    from codex_probe.probes.domain.assumptions import BY_ID
+    from codex_probe.probes.domain.watch import WATCH_FINDINGS
+
+    assert [finding for finding in WATCH_FINDINGS if finding not in BY_ID] == []

@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.probe",
     "codex_probe.cli.commands.learn",
     "codex_probe.cli.commands.repro",
+    "codex_probe.cli.commands.watch",
     "codex_probe.cli.commands.bisect",
     "codex_probe.cli.commands.history",
     "codex_probe.cli.commands.site",

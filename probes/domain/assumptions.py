@@ -26,15 +26,19 @@ from codex_probe.probes.domain.expressions import (
     any_of,
     block_seen,
     const,
+    count,
     equal,
     error_with_field,
     expect,
     first_of,
     in_user_message,
     item_before,
+    item_notified,
     member,
     negated,
+    notified_before,
     offers_tools,
+    outputs,
     received_with_field,
     refusal_field,
     refusal_reading,
@@ -49,7 +53,7 @@ from codex_probe.probes.domain.expressions import (
     when,
     where,
 )
-from codex_probe.probes.domain.reading import DEFAULT_PROMPT
+from codex_probe.probes.domain.reading import DEFAULT_PROMPT, MODEL_SWITCH
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,8 @@ def refusal(step: str, rules: str, reading: str | None) -> dict[str, Expression 
         "refused": expect(True, refused(step)),
         "code": code if reading is not None else expect(INVALID_REQUEST, code),
         "message": when(refused(step), refusal_field(step, "message")),
+        # JSON-RPC error data: what a client could read besides the words (none: null).
+        "data": when(refused(step), refusal_field(step, "data")),
         "driver_classification": (
             classification if reading is None else expect(reading, classification)
         ),
@@ -116,6 +122,23 @@ def refusal(step: str, rules: str, reading: str | None) -> dict[str, Expression 
 
 
 BUSY, ACTIVE = answer("turn-start-busy", "turn", "id"), answer("turn-3", "turn", "id")
+
+
+def turn_completed(step: str) -> Expression:
+    """Whether the step's turn ended with turn/completed, status completed (a step that
+    may go unanswered records its silence instead: then this is false)."""
+    return equal(answer(step, "turn/completed", "turn", "status"), const("completed"))
+
+
+def both_instructions(step: str, tag: str = "V1") -> dict[str, Expression | Expected]:
+    return {
+        "base_seen": expect(True, seen(f"BASE-{tag}", step)),
+        "developer_seen": expect(True, seen(f"DEV-{tag}", step)),
+    }
+
+
+STEERED = item_notified("item/started", "userMessage", "USER-STEER")
+IN_FLIGHT_ANSWER = item_notified("item/completed", "agentMessage", "ANSWER-HELD")
 
 ASSUMPTIONS: tuple[Assumption, ...] = (
     Assumption(
@@ -422,6 +445,115 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         {
             "jsonrpc_field_seen": expect(False, received_with_field("jsonrpc")),
             "error_data_seen": expect(False, error_with_field("data")),
+        },
+    ),
+    Assumption(
+        "model-switch-sends-base-once",
+        "5.2",
+        "After the model is switched mid-thread (turn/start naming another model), the next "
+        "model request holds the base instructions once and the developer instructions once: "
+        "a switch does not send the thread's instructions again.",
+        False,
+        "model-switch",
+        {
+            "base_count": expect(1, count("BASE-V1", "turn-2")),
+            "developer_count": expect(1, count("DEV-V1", "turn-2")),
+            "base_at": where("BASE-V1", "turn-2"),
+            "model_switch_block_seen": block_seen(MODEL_SWITCH, "turn-2"),
+            "base_in_model_switch_block": block_seen(f"{MODEL_SWITCH}[BASE-V1]", "turn-2"),
+            "base_count_before_switch": count("BASE-V1", "turn-1"),
+        },
+    ),
+    Assumption(
+        "tool-call-turn-completes",
+        "5.2",
+        "A turn in which the model calls a tool (exec_command) runs it, sends the call's "
+        "output back in the turn's next model request with both instructions still there, "
+        "and ends with turn/completed.",
+        True,
+        "tool-call",
+        {
+            "turn_completed": expect(True, turn_completed("turn-1")),
+            **both_instructions("turn-1"),
+            "output_returned": expect(True, equal(outputs("turn-1"), const(1))),
+            "model_requests": request_count("turn-1"),
+        },
+    ),
+    Assumption(
+        "fork-keeps-instructions",
+        "5.3",
+        "thread/fork without instruction fields gives the fork's first turn the parent's "
+        "base and developer instructions and the parent's history.",
+        True,
+        "fork",
+        {
+            **both_instructions("turn-fork-plain"),
+            "parent_history_seen": expect(True, seen("USER-1", "turn-fork-plain")),
+            "base_at": where("BASE-V1", "turn-fork-plain"),
+            "developer_at": where("DEV-V1", "turn-fork-plain"),
+        },
+    ),
+    Assumption(
+        "fork-refresh",
+        "5.3",
+        "thread/fork with new instruction values does not switch the fork's first turn to "
+        "the new developer instructions (as thread/resume does not): only a fresh thread "
+        "applies new instructions.",
+        False,
+        "fork",
+        {
+            "new_developer_seen": expect(False, seen("DEV-V2", "turn-fork-new")),
+            "old_developer_seen": seen("DEV-V1", "turn-fork-new"),
+            "new_base_seen": seen("BASE-V2", "turn-fork-new"),
+            "old_base_seen": seen("BASE-V1", "turn-fork-new"),
+            "parent_history_seen": seen("USER-1", "turn-fork-new"),
+        },
+    ),
+    Assumption(
+        "compaction-turn-completes",
+        "5.1",
+        "thread/compact/start runs a compaction whose turn ends: once codex asked the model "
+        "for a compaction and its contextCompaction item completed, turn/completed arrives "
+        "with status completed.",
+        True,
+        "compaction-turn",
+        {
+            "turn_completed": expect(True, turn_completed("compact")),
+            "compaction_model_requests": request_count("compact"),
+        },
+    ),
+    Assumption(
+        "steer-in-flight-reaches-the-turn",
+        "4.6",
+        "A turn/steer accepted while the model's answer is in flight delivers its input to "
+        "that turn: the answer names the active turn, the steered input becomes an item and "
+        "reaches the turn's next model request.",
+        True,
+        "steer-in-flight",
+        {
+            "accepted": expect(
+                True, equal(answer("steer", "turnId"), answer("turn-1", "turn", "id"))
+            ),
+            "steered_input_became_an_item": expect(True, STEERED),
+            "steered_input_reached_the_model": expect(True, seen("USER-STEER", "turn-1-done")),
+            "item_before_the_in_flight_answer_ended": notified_before(STEERED, IN_FLIGHT_ANSWER),
+            "in_flight_answer_became_an_item": IN_FLIGHT_ANSWER,
+            "in_flight_answer_kept": equal(
+                role_before("USER-STEER", "turn-1-done"), const("assistant")
+            ),
+        },
+    ),
+    Assumption(
+        "start-config-runs-turns",
+        "4.6",
+        "thread/start with a per-thread config override (model_reasoning_effort) still runs "
+        "its turns to completion, both instructions reaching the model.",
+        False,
+        "start-config",
+        {
+            "turn_completed": expect(True, turn_completed("turn-1")),
+            **both_instructions("turn-1"),
+            "model_requests": request_count("turn-1"),
         },
     ),
     Assumption(

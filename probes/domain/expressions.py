@@ -80,6 +80,37 @@ def where(name: str, step: str) -> Expression:
     return {"where": {"marker": name, "step": step}}
 
 
+def count(name: str, step: str) -> Expression:
+    """How many times the marker is in the step's last model request."""
+    return {"count": {"marker": name, "step": step}}
+
+
+def output_seen(name: str, step: str) -> Expression:
+    """Whether a function call output in the step's last model request holds the marker."""
+    return {"output_seen": {"marker": name, "step": step}}
+
+
+def outputs(step: str) -> Expression:
+    """How many function call outputs the step's last model request sends back."""
+    return {"outputs": step}
+
+
+def item_notified(method: str, kind: str, name: str = "") -> Expression:
+    """Whether codex sent a `method` notification of an item of `kind` (holding the marker
+    `name`, when given)."""
+    return {"notified": _notice(method, kind, name)}
+
+
+def notified_before(first: Expression, then: Expression) -> Expression:
+    """Whether the `first` item notification came, and before the `then` one (or without
+    it); both are item_notified expressions."""
+    return {"notified_before": {"first": first["notified"], "then": then["notified"]}}
+
+
+def _notice(method: str, kind: str, name: str) -> dict[str, str]:
+    return {"method": method, "type": kind, "marker": name}
+
+
 def in_user_message(name: str, step: str) -> Expression:
     return {"in_role": {"marker": name, "step": step, "role": "user"}}
 
@@ -168,6 +199,17 @@ def describe(expression: Expression) -> str:
         "if": lambda: f"{describe(at['then'])}, recorded only if {describe(at['test'])}",
         "seen": lambda: f"`{marker(at['marker'])}` is " + in_request.format(**at),
         "where": lambda: f"where `{marker(at['marker'])}` is " + in_request.format(**at),
+        "count": lambda: f"how many times `{marker(at['marker'])}` is " + in_request.format(**at),
+        "output_seen": lambda: (
+            f"a function call output holds `{marker(at['marker'])}` " + in_request.format(**at)
+        ),
+        "outputs": lambda: (
+            f"how many function call outputs the last model request of step `{at}` sends back"
+        ),
+        "notified": lambda: f"codex notified {_said(at)}",
+        "notified_before": lambda: (
+            f"codex notified {_said(at['first'])} before {_said(at['then'])} (or without it)"
+        ),
         "in_role": lambda: (
             f"`{marker(at['marker'])}` is in a {at['role']} message " + in_request.format(**at)
         ),
@@ -208,3 +250,8 @@ def describe(expression: Expression) -> str:
         "error_with_field": lambda: f"an error from codex has a `{at}` field",
     }
     return phrases[operation]()
+
+
+def _said(notice: dict[str, str]) -> str:
+    holding = f" holding `{marker(notice['marker'])}`" if notice.get("marker") else ""
+    return f"`{notice['method']}` of a {notice['type']} item{holding}"

@@ -80,6 +80,14 @@ class Finding:
     # One line for a person: why it is broken, or how it changed (empty when it holds).
     summary: str = ""
     repro: ReproBundle | None = None
+    # The watched upstream issues this finding decides, each with the state it shows
+    # (probes/domain/watch.py): [{"issue": "openai/codex#N", "state": "present"|"absent"}].
+    upstream: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def shows_upstream_bug(self) -> bool:
+        """The finding shows a watched upstream bug present on its release."""
+        return any(entry.get("state") == "present" for entry in self.upstream)
 
     @property
     def is_fidelity(self) -> bool:
@@ -106,6 +114,8 @@ class Finding:
         }
         if self.repro is not None:
             document["repro"] = self.repro.to_json()
+        if self.upstream:
+            document["upstream"] = [dict(entry) for entry in self.upstream]
         return document
 
     @classmethod
@@ -141,6 +151,7 @@ class Finding:
             fidelity=_fidelity(entry.get("fidelity"), where),
             summary=str(entry.get("summary") or ""),
             repro=_repro(entry.get("repro"), where),
+            upstream=_upstream(entry.get("upstream"), where),
         )
 
 
@@ -165,6 +176,22 @@ def _fidelity(value: Any, where: str) -> Fidelity | None:
         raise FindingFormatError(f"{where}: 'fidelity' must be null or have fake_matches_real")
     profile = value.get("profile")
     return Fidelity(value["fake_matches_real"], value.get("diff"), profile)
+
+
+def _upstream(value: Any, where: str) -> list[dict[str, str]]:
+    if value is None:
+        return []
+    shape = isinstance(value, list) and all(
+        isinstance(entry, dict)
+        and isinstance(entry.get("issue"), str)
+        and entry.get("state") in ("present", "absent")
+        for entry in value
+    )
+    if not shape:
+        raise FindingFormatError(
+            f"{where}: 'upstream' must be a list of {{issue, state: present|absent}}"
+        )
+    return [{"issue": entry["issue"], "state": entry["state"]} for entry in value]
 
 
 def _repro(value: Any, where: str) -> ReproBundle | None:

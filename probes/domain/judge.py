@@ -31,6 +31,7 @@ from codex_probe.probes.domain.findings import (
     reproduce,
 )
 from codex_probe.probes.domain.observation import ScenarioOutcome
+from codex_probe.probes.domain.watch import upstream_of
 
 
 def judge_assumption(
@@ -78,6 +79,7 @@ def judge_assumption(
         finding.summary = f"{BROKEN_PREFIX} {assumption.id}: {failure['detail']}"
         return finding
     finding.verdict, finding.observed = Verdict(judged["verdict"]), judged["observed"]
+    finding.upstream = upstream_of(finding.id, finding.verdict.value, finding.observed)
     who = f"{observation.backend} {observation.version}"
     view = reading.View(record)
     finding.evidence = reading.evidence(view, assumption.reads, who, observation.scenario)

@@ -37,6 +37,25 @@ class StepRecord:
     # The model reply the step queued on the wiretap before its request (a reproduction
     # bundle queues the same one at the same point).
     reply: Reply | None = None
+    # More replies the step queued, in order, after `reply` (a tool call turn needs two:
+    # the call, then the answer after its output).
+    replies: tuple[Reply, ...] = ()
+    # What the step's outcome rests on besides its turn completing (`reading.
+    # unmet_preconditions`): [{"what": words, "expression": a reading expression}].
+    requires: list[dict[str, Any]] = field(default_factory=list)
+    # A turn or compaction that waits for its turn/completed only `completion_within` s
+    # once the `settled_by` item notification (method, item type) has come: its silence
+    # then is what it observes (`unanswered_within`), not a failure of the scenario.
+    settled_by: tuple[str, str] | None = None
+    completion_within: float | None = None
+    # A turn that then waits for this notification (method, item type) of its thread, one
+    # that comes after turn/completed (the item of a command that outlived its call).
+    then: tuple[str, str] | None = None
+
+    @property
+    def queued(self) -> tuple[Reply, ...]:
+        """Every reply the step queued, in order."""
+        return ((self.reply,) if self.reply is not None else ()) + self.replies
 
 
 @dataclass
@@ -90,6 +109,7 @@ class Observation:
                     "unanswered_within": step.unanswered_within,
                     "model_requests": list(step.requests),
                     "transcript_span": list(step.transcript_span),
+                    **({"requires": step.requires} if step.requires else {}),
                 }
                 for step in self.steps
             ],

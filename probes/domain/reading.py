@@ -8,8 +8,9 @@ exactly as codex-probe judged the recorded one. Nothing else reads an observatio
 A record is plain JSON, written by codex-probe (`probes/domain/observation.py`) or by a
 bundle's replay:
 
-    {"steps": [{"step", "label", "result", "error", "unanswered_within",
-                "model_requests": [request index, ...], "transcript_span"?: [start, end]}],
+    {"steps": [{"step", "label", "result", "error" (code, message, and data when codex
+                sent one), "unanswered_within", "model_requests": [request index, ...],
+                "requires"?: [{"what", "expression"}], "transcript_span"?: [start, end]}],
      "model_requests": [{"index", "method", "path", "body"}],
      "received": [every message codex sent, in order],
      "transcript"?: [[direction, message], ...] (both ways), "threads"?: {label: id},
@@ -45,6 +46,7 @@ SKILLS = "codex:skills"
 TOOLS = "codex:tools"
 COMPACTION_PROMPT = "codex:compaction_prompt"
 COMPACTION_SUMMARY = "codex:compaction_summary"
+MODEL_SWITCH = "codex:model_switch"
 CODEX_BLOCKS = (
     ("You are a coding agent running in the Codex CLI", DEFAULT_PROMPT),
     ("<environment_context>", ENVIRONMENT),
@@ -53,6 +55,7 @@ CODEX_BLOCKS = (
     ("<tools>", TOOLS),
     (COMPACTION_PROMPT_OPENING, COMPACTION_PROMPT),
     ("Another language model started to solve this problem", COMPACTION_SUMMARY),
+    ("<model_switch>", MODEL_SWITCH),
 )
 # The kinds of failure a finding can rest on, besides how a step failed.
 PRECONDITION = "precondition not met"
@@ -160,6 +163,31 @@ def locate(body: dict[str, Any], name: str) -> list[Place]:
     return found
 
 
+def call_outputs(body: dict[str, Any]) -> list[str]:
+    """The text of every function call output a model request sends back, in order."""
+    found = []
+    for item in body.get("input") or []:
+        if not isinstance(item, dict) or item.get("type") != "function_call_output":
+            continue
+        output = item.get("output")
+        if isinstance(output, list):
+            output = "".join(str(p.get("text", "")) for p in output if isinstance(p, dict))
+        found.append("" if output is None else str(output))
+    return found
+
+
+def item_text(item: Any) -> str:
+    """The text of a notified item: a message's text or its content parts, a summary, a
+    command's output."""
+    if not isinstance(item, dict):
+        return ""
+    parts = [str(item.get(key) or "") for key in ("text", "aggregatedOutput")]
+    for key in ("content", "summary"):
+        for part in item.get(key) or []:
+            parts.append(str(part.get("text", "")) if isinstance(part, dict) else str(part))
+    return "\n".join(parts)
+
+
 def dig(value: Any, path: list[str]) -> Any:
     """value[path[0]][path[1]]...; None where a part is missing or not an object."""
     for key in path:
@@ -257,6 +285,12 @@ class Reading:
             "if": lambda at: self.value(at["then"]) if self.value(at["test"]) else ABSENT,
             "seen": lambda at: bool(self.places(at)),
             "where": lambda at: [place.describe() for place in self.places(at)],
+            "count": lambda at: len(self.places(at)),
+            "output_seen": lambda at: any(
+                marker(at["marker"]) in output
+                for output in call_outputs(self.view.body(at["step"]))
+            ),
+            "outputs": lambda label: len(call_outputs(self.view.body(label))),
             "in_role": lambda at: any(place.role == at["role"] for place in self.places(at)),
             "role_before": lambda at: self.item_before(at).get("role"),
             "item_before": lambda at: normalized_item(self.item_before(at)),
@@ -279,6 +313,8 @@ class Reading:
                 if m.get("method") == "turn/started"
             ],
             "received_with_field": lambda name: any(name in m for m in self.view.received),
+            "notified": lambda at: self.notified_at(at) is not None,
+            "notified_before": self.notified_before,
             "error_with_field": lambda name: any(
                 isinstance(m.get("error"), dict) and name in m["error"] for m in self.view.received
             ),
@@ -295,6 +331,23 @@ class Reading:
 
     def places(self, at: dict[str, Any]) -> list[Place]:
         return locate(self.view.body(at["step"]), at["marker"])
+
+    def notified_at(self, at: dict[str, Any]) -> int | None:
+        """The position, among the messages received, of the first `method` notification of
+        an item of `type` whose text holds `marker` (any text when none is named)."""
+        wanted = marker(at["marker"]) if at.get("marker") else ""
+        for position, message in enumerate(self.view.received):
+            if message.get("method") != at["method"] or "id" in message:
+                continue
+            item = dig(message, ["params", "item"])
+            if dig(item, ["type"]) == at["type"] and wanted in item_text(item):
+                return position
+        return None
+
+    def notified_before(self, at: dict[str, Any]) -> bool:
+        """Whether the `first` notification came, and before the `then` one (or without it)."""
+        first, then = self.notified_at(at["first"]), self.notified_at(at["then"])
+        return first is not None and (then is None or first < then)
 
     def item_before(self, at: dict[str, Any]) -> dict[str, Any]:
         """The input item just before the first one that holds the marker."""
@@ -361,10 +414,13 @@ class Reading:
 # step's answer, or the whole run's messages.
 READS_LAST_REQUEST = (
     *("seen", "where", "in_role", "role_before", "item_before", "order", "block_seen"),
+    *("count", "output_seen", "outputs"),
 )
 READS_EVERY_REQUEST = ("requests", "paths", "offers_tools")
 READS_ANSWER = ("refused", "silent", "error", "refusal_reading", "answer")
-READS_RECEIVED = ("turns_started", "received_with_field", "error_with_field")
+READS_RECEIVED = (
+    *("turns_started", "received_with_field", "error_with_field", "notified", "notified_before"),
+)
 
 
 def sources(expression: Any) -> Iterator[tuple[str, Any]]:
@@ -449,6 +505,14 @@ def _received_line(view: View, read: list[tuple[str, str]]) -> str:
         if operation == "error_with_field":
             with_field = len([e for e in errors if name in e])
             line += f"; {len(errors)} errors, {with_field} with a {name} field"
+    items = [
+        f"#{position} {message['method']} {dig(message, ['params', 'item', 'type'])}"
+        + "".join(f"[{m}]" for m in markers_in(item_text(dig(message, ["params", "item"]))))
+        for position, message in enumerate(received)
+        if str(message.get("method", "")).startswith("item/") and "id" not in message
+    ]
+    if any(operation.startswith("notified") for operation, _ in read):
+        line += "; items notified: " + (", ".join(items)[:800] or "none")
     return line
 
 
@@ -456,8 +520,11 @@ def _received_line(view: View, read: list[tuple[str, str]]) -> str:
 
 
 def unmet_preconditions(view: View) -> list[dict[str, Any]]:
-    """What a finding rests on and did not happen: every turn completed, every compaction
-    asked the model for one, every restart is a new process while the old one ended."""
+    """What a finding rests on and did not happen: every turn completed (unless the step
+    waited for its completion only so long, and its silence is what it observed), every
+    compaction asked the model for one, every restart is a new process while the old one
+    ended, and whatever a step says it requires (the tool ran: its output reached the
+    model)."""
     unmet: list[dict[str, Any]] = []
     for step in view.steps:
         label = step["label"]
@@ -471,7 +538,8 @@ def unmet_preconditions(view: View) -> list[dict[str, Any]]:
                 problem = f"the old process (pid {previous.get('pid')}) did not exit"
         elif step["step"] in ("turn", "compact"):
             status = dig(result, ["turn/completed", "turn", "status"])
-            if status != "completed":
+            silent = status is None and step.get("unanswered_within") is not None
+            if status != "completed" and not silent:
                 problem = f"its turn ended {status or 'without turn/completed'}"
         if problem is not None:
             unmet.append({"step": label, "kind": PRECONDITION, "detail": problem})
@@ -479,6 +547,14 @@ def unmet_preconditions(view: View) -> list[dict[str, Any]]:
             kinds = [request["kind"] for request in view.normalized(label)]
             if "compaction" not in kinds:
                 problem = f"codex asked the model for no compaction ({len(kinds)} request(s))"
+                unmet.append({"step": label, "kind": PRECONDITION, "detail": problem})
+        for required in step.get("requires") or []:
+            try:
+                met = bool(Reading(view, {}).value(required["expression"]))
+            except Unreadable:
+                met = False
+            if not met:
+                problem = f"not shown: {required['what']}"
                 unmet.append({"step": label, "kind": PRECONDITION, "detail": problem})
     return unmet
 

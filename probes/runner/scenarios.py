@@ -11,10 +11,11 @@ from typing import Any
 
 from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
 from codex_probe.harness.driver.params import text_input
+from codex_probe.probes.domain.expressions import item_notified
 from codex_probe.probes.domain.reading import marker
-from codex_probe.probes.runner.steps import Scenario, ScenarioRun
-from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
-from codex_probe.rig.replies import Reply
+from codex_probe.probes.runner.steps import Completion, Requirement, Scenario, ScenarioRun
+from codex_probe.rig.homes import DEFAULT_MODEL, OPENAI_PROVIDER_NAME
+from codex_probe.rig.replies import End, FunctionCall, Message, Reasoning, Reply, exec_command
 
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"
@@ -26,6 +27,34 @@ SILENCE_DEADLINE_S = 1.0
 ANSWER_ON_RELEASE = Reply(text="slow", delay_s=30.0, until_released=True)
 # Held back longer than any step waits: the turn ends only when interrupted.
 HELD_REPLY = Reply(text="held", delay_s=50.0)
+# How long a turn the watch list reads (a tool call turn, a compaction, a turn after a
+# config override) may take to send turn/completed once codex has its input: a turn
+# against the wiretap takes well under a second here; one that has not completed by then
+# is recorded as silent rather than breaking its scenario (steps.Completion).
+COMPLETION_GRACE_S = 20.0
+TAKES_INPUT = Completion(("item/completed", "userMessage"), COMPLETION_GRACE_S)
+COMPACTS = Completion(("item/completed", "contextCompaction"), COMPLETION_GRACE_S)
+# The model the model-switch scenario switches to (the rig's home names DEFAULT_MODEL).
+SWITCHED_MODEL = f"{DEFAULT_MODEL}-switched"
+# A command that outlives its call: codex answers the call with the output so far after
+# yield_time_ms, the turn goes on, and the command's item completes after turn/completed,
+# holding the marker it printed at its end (6 of 6 runs on 0.120.0 here; 0.120.0 and
+# 0.150.0 put in the late item now all the output, now only what came after the call's
+# answer: the marker comes after). A command that ends within its call would race
+# 0.120.0's first read of it, which loses the item/completed of one still running then
+# (3 of 6 runs of `sleep 0.6; echo X`, 5 of 32 of a fast echo under load:
+# docs/observations/real-turns.md); and what a call's answer holds before yield_time_ms
+# depends on the load. A verdict must not rest on a race.
+TOOL_CALL = Reply(
+    items=(exec_command(f"echo started; sleep 3; echo {marker('TOOL-OUTPUT')}", yield_time_ms=300),)
+)
+# What the scenario waits for after the turn: the item of the command that outlived it.
+COMMAND_ENDED = ("item/completed", "commandExecution")
+ANSWER_AFTER_TOOL = Reply(text=f"{marker('ANSWER-AFTER-TOOL')} done")
+# An answer the scenario holds while it steers the turn (released by finish_turn).
+HELD_ANSWER = Reply(text=f"{marker('ANSWER-HELD')} slow", delay_s=30.0, until_released=True)
+# A per-thread config override on thread/start (openai/codex#45361 used this one).
+CONFIG_OVERRIDE = {"model_reasoning_effort": "high"}
 
 
 def base(tag: str) -> str:
@@ -230,6 +259,116 @@ async def remote_compaction(run: ScenarioRun) -> None:
     await run.turn("A", user("2"), "turn-2")
 
 
+async def model_switch(run: ScenarioRun) -> None:
+    """A thread whose second turn asks for another model (turn/start's `model`)."""
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.turn("A", user("2"), "turn-2", settings={"model": SWITCHED_MODEL})
+
+
+async def tool_call(run: ScenarioRun) -> None:
+    """A turn in which the model calls exec_command: codex runs it, sends its output back
+    in the turn's next model request, and the model answers."""
+    await run.start("A", **instructions("V1"))
+    ran = Requirement(
+        "the tool ran: its command printed the marker and ended",
+        item_notified("item/completed", "commandExecution", "TOOL-OUTPUT"),
+    )
+    await run.turn(
+        "A",
+        user("1"),
+        "turn-1",
+        replies=(TOOL_CALL, ANSWER_AFTER_TOOL),
+        completion=TAKES_INPUT,
+        requires=(ran,),
+        then=COMMAND_ENDED,
+    )
+
+
+async def fork(run: ScenarioRun) -> None:
+    """A thread forked twice after its first turn: as it is, and with new instructions."""
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    await run.fork("A", "fork-plain", "F")
+    await run.turn("F", user("FORK-PLAIN"), "turn-fork-plain")
+    await run.fork("A", "fork-new", "G", **instructions("V2"))
+    await run.turn("G", user("FORK-NEW"), "turn-fork-new")
+
+
+async def compaction_turn(run: ScenarioRun) -> None:
+    """A compaction whose turn/completed is observed, not required."""
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("1"), "turn-1")
+    finished = Requirement(
+        "the compaction finished: its contextCompaction item completed",
+        item_notified("item/completed", "contextCompaction"),
+    )
+    await run.compact("A", "compact", completion=COMPACTS, requires=(finished,))
+
+
+async def steer_in_flight(run: ScenarioRun) -> None:
+    """A steer while the model's answer is held in flight, then the answer let go."""
+    await run.start("A", **instructions("V1"))
+    turn_id = await run.begin_turn("A", user("1"), "turn-1", HELD_ANSWER)
+    await run.steer("A", user("STEER"), "steer", expected_turn_id=turn_id)
+    await run.finish_turn("A", "turn-1-done")
+
+
+async def start_config(run: ScenarioRun) -> None:
+    """thread/start with a per-thread `config` override, then a turn."""
+    await run.start("A", **instructions("V1"), config=dict(CONFIG_OVERRIDE))
+    await run.turn("A", user("1"), "turn-1", completion=TAKES_INPUT)
+
+
+# The turn-kinds scenario: calls codex cannot carry out, streams that fail three ways, and
+# commands put to the client. It runs no command that ends within its call (none is
+# accepted): on 0.120.0 such a command races codex's first read of it.
+UNKNOWN_TOOL = "codex_probe_no_such_tool"
+BAD_ARGUMENTS = "not json"
+UNRUNNABLE_CALLS = Reply(
+    items=(FunctionCall(UNKNOWN_TOOL, "{}"), FunctionCall("exec_command", BAD_ARGUMENTS))
+)
+CUT_STREAM = Reply(
+    items=(
+        Reasoning((marker("REASONING"),)),
+        Message(f"{marker('PARTIAL')} half an answer"),
+        FunctionCall(UNKNOWN_TOOL, "{}"),
+    ),
+    end=End.CUT,
+)
+FAILED_STREAM = Reply(items=(Message("half an answer"),), end=End.FAILED)
+DROPPED_STREAM = Reply(items=(Message("half an answer"),), end=End.DROPPED)
+TOUCHED = "CODEX-PROBE-FILE"
+ESCALATED_TOUCH = Reply(
+    items=(
+        exec_command(
+            f"touch {TOUCHED}",
+            sandbox_permissions="require_escalated",
+            justification=marker("WHY"),
+        ),
+    )
+)
+PLAIN_TOUCH = Reply(items=(exec_command(f"touch {TOUCHED}"),))
+
+
+async def turn_kinds(run: ScenarioRun) -> None:
+    """Turns that are more than text, one of each kind learn reads the profile's `turns`
+    section from: two calls codex cannot carry out; a stream cut off after reasoning, a
+    message and a call, then a turn after it; a stream that fails; one dropped mid-body;
+    an escalated command under on-request and a plain one under untrusted, both put to
+    the client and declined (the session's default answer)."""
+    await run.start("A", **instructions("V1"))
+    await run.turn("A", user("CALLS"), "turn-calls", replies=(UNRUNNABLE_CALLS, Reply()))
+    await run.turn("A", user("CUT"), "turn-cut", reply=CUT_STREAM)
+    await run.turn("A", user("AFTER-CUT"), "turn-after-cut")
+    await run.turn("A", user("FAILED"), "turn-failed", reply=FAILED_STREAM)
+    await run.turn("A", user("DROPPED"), "turn-dropped", reply=DROPPED_STREAM)
+    await run.start("B", approvalPolicy="on-request", **instructions("V1"))
+    await run.turn("B", user("ESCALATED"), "turn-escalated", replies=(ESCALATED_TOUCH, Reply()))
+    await run.start("C", approvalPolicy="untrusted", **instructions("V1"))
+    await run.turn("C", user("UNTRUSTED"), "turn-untrusted", replies=(PLAIN_TOUCH, Reply()))
+
+
 SCENARIOS: dict[str, Scenario] = {
     "start": start_and_turns,
     "compaction": compaction,
@@ -243,6 +382,13 @@ SCENARIOS: dict[str, Scenario] = {
     "errors": errors,
     "handshake": handshake,
     "compaction-remote": remote_compaction,
+    "model-switch": model_switch,
+    "tool-call": tool_call,
+    "fork": fork,
+    "compaction-turn": compaction_turn,
+    "steer-in-flight": steer_in_flight,
+    "start-config": start_config,
+    "turn-kinds": turn_kinds,
 }
 # How a scenario's home differs from the default one.
 SCENARIO_HOMES: dict[str, dict[str, Any]] = {

@@ -1,8 +1,8 @@
 """Run a scenario's steps on a backend and record what happened: the observation.
 
 A scenario is an async function taking a `ScenarioRun`, whose methods are the steps
-(`start`, `turn`, `begin_turn`, `finish_turn`, `steer`, `compact`, `resume`, `restart`,
-`read`, `unsubscribe`, `attempt`). Every step records which model requests the wiretap
+(`start`, `turn`, `begin_turn`, `finish_turn`, `steer`, `compact`, `resume`, `fork`,
+`restart`, `read`, `unsubscribe`, `attempt`). Every step records which model requests the wiretap
 saw while it ran, and the JSON-RPC transcript spans every process of the scenario
 (restarts included).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from codex_probe.harness.jsonrpc.errors import (
     RequestTimeout,
     ServerError,
 )
+from codex_probe.harness.jsonrpc.framing import Notification
 from codex_probe.probes.domain.observation import Observation, ScenarioBroken, StepRecord
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
@@ -38,6 +40,30 @@ UNLOAD_DEADLINE_S = 0.5
 RELEASE_GRACE_S = 1.5
 
 
+@dataclass(frozen=True)
+class Completion:
+    """How long a turn (or compaction) waits for its turn/completed: once the `settled_by`
+    item notification (method, item type) of its thread has come (within the step's
+    deadline), `within` seconds more. Its silence is then recorded (`unanswered_within`)
+    and the scenario goes on: a turn that never completes is an observation. Without one,
+    a missing turn/completed breaks the scenario at the step's deadline."""
+
+    settled_by: tuple[str, str]
+    within: float
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What a step's outcome rests on, read from the run (`reading.unmet_preconditions`):
+    a finding of a run that does not show it is broken, with `what` as the reason."""
+
+    what: str
+    expression: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"what": self.what, "expression": self.expression}
+
+
 class ScenarioRun:
     """The steps of one scenario, recorded on a `Session` (one backend, one isolated home)."""
 
@@ -50,6 +76,10 @@ class ScenarioRun:
         self.threads: dict[str, str] = {}  # label -> thread id
         # The index of the model request whose answer is held until finish_turn.
         self.held_request: int | None = None
+        # The first model request of the turn begin_turn started, until finish_turn: every
+        # model request after it is the turn's (finish_turn's), whichever step was under
+        # way when it came (a steer makes some releases ask again at once).
+        self.open_turn_request: int | None = None
         # The label of the step under way; it stays set when that step fails.
         self.in_progress: str | None = None
 
@@ -71,19 +101,29 @@ class ScenarioRun:
         reply: Reply | None = None,
         settle: float | None = None,
         release_grace: float | None = None,
+        replies: tuple[Reply, ...] = (),
+        requires: tuple[Requirement, ...] = (),
+        completion: Completion | None = None,
     ) -> StepRecord:
         record = StepRecord(name, label, params, reply=reply, silence_after=silence_after)
         record.settle = settle
         record.release_grace = release_grace
+        record.replies = replies
+        record.requires = [required.to_json() for required in requires]
+        if completion is not None:
+            record.settled_by, record.completion_within = completion.settled_by, completion.within
         self.in_progress = label
-        if reply is not None:
-            self.tap.queue_replies(reply)
+        self.tap.queue_replies(*record.queued)
         before = len(self.tap.requests)
         first_entry = len(self.transcript.entries)
         try:
             record.result = await action()
+            if completion is not None and record.result.get("turn/completed") is None:
+                record.unanswered_within = completion.within
         except ServerError as error:
             record.error = {"code": error.code, "message": error.message}
+            if error.data is not None:
+                record.error["data"] = error.data
             if not expect_error:
                 raise
         except RequestTimeout:
@@ -91,6 +131,10 @@ class ScenarioRun:
                 raise
             record.unanswered_within = silence_after
         finally:
+            if name == "finish_turn" and self.open_turn_request is not None:
+                before, self.open_turn_request = self.open_turn_request + 1, None
+            elif self.open_turn_request is not None and name != "begin_turn":
+                before = len(self.tap.requests)  # the open turn's: finish_turn takes them
             record.requests = [r.index for r in self.tap.requests[before:]]
             record.transcript_span = (first_entry, len(self.transcript.entries))
             self.steps.append(record)
@@ -152,19 +196,74 @@ class ScenarioRun:
         return thread_id
 
     async def turn(
-        self, thread: str, text: str, label: str, *, reply: Reply | None = None
+        self,
+        thread: str,
+        text: str,
+        label: str,
+        *,
+        reply: Reply | None = None,
+        replies: tuple[Reply, ...] = (),
+        settings: Mapping[str, Any] | None = None,
+        completion: Completion | None = None,
+        requires: tuple[Requirement, ...] = (),
+        then: tuple[str, str] | None = None,
     ) -> StepRecord:
+        """A turn: turn/start with the driver's params (and `settings`, such as another
+        model), then its turn/completed (see `Completion` for one that may not come), then
+        (`then`) the thread's notification (method, item type) that comes after its turn,
+        such as the item of a command that outlived its call."""
         thread_id = self.threads[thread]
-        params = needed(start_turn_params(text, thread_id), "a turn")
-        return await self._step("turn", label, params, lambda: self._run_turn(params), reply=reply)
+        params = {**needed(start_turn_params(text, thread_id), "a turn"), **(settings or {})}
 
-    async def _run_turn(self, params: dict[str, Any]) -> Any:
+        async def run_turn() -> Any:
+            result = await self._run_turn(params, completion)
+            if then is not None:
+                result["then"] = await self._item_notice(thread_id, *then)
+            return result
+
+        record = await self._step(
+            "turn",
+            label,
+            params,
+            run_turn,
+            reply=reply,
+            replies=replies,
+            requires=requires,
+            completion=completion,
+        )
+        record.then = then
+        return record
+
+    async def _item_notice(self, thread_id: str, method: str, kind: str) -> Any:
+        """The thread's next `method` notification of an item of `kind` (its params)."""
+
+        def matches(note: Notification) -> bool:
+            params = note.params if isinstance(note.params, dict) else {}
+            item = params.get("item")
+            return thread_of(note) == thread_id and isinstance(item, dict) and (
+                item.get("type") == kind
+            )
+
+        return (await self.session.wait_for(method, matches)).params
+
+    async def _run_turn(self, params: dict[str, Any], completion: Completion | None) -> Any:
         result = await self.rpc.request("turn/start", params, timeout=STEP_TIMEOUT)
-        done = await self._completed(params["threadId"])
+        done = await self._completed(params["threadId"], completion)
         return {"turn/start": result, "turn/completed": done}
 
-    async def _completed(self, thread_id: str) -> Any:
-        return await self.session.wait_thread_turn_completed(thread_id)
+    async def _completed(self, thread_id: str, completion: Completion | None = None) -> Any:
+        """The thread's next turn/completed; with `completion`, None if it did not come
+        within `completion.within` seconds of its settling notification."""
+        if completion is None:
+            return await self.session.wait_thread_turn_completed(thread_id)
+        await self._item_notice(thread_id, *completion.settled_by)
+        try:
+            note = await self.rpc.wait_for_notification(
+                "turn/completed", lambda n: thread_of(n) == thread_id, timeout=completion.within
+            )
+        except NotificationTimeout:
+            return None
+        return note.params
 
     async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
         """Start a turn whose model answer is held back, and return its turn id."""
@@ -179,6 +278,7 @@ class ScenarioRun:
             return result
 
         record = await self._step("begin_turn", label, params, start_and_wait, reply=reply)
+        self.open_turn_request = before
         if reply.until_released:
             self.held_request = before
         turn_id: str = record.result["turn"]["id"]
@@ -223,7 +323,14 @@ class ScenarioRun:
             expect_error=True,
         )
 
-    async def compact(self, thread: str, label: str) -> StepRecord:
+    async def compact(
+        self,
+        thread: str,
+        label: str,
+        *,
+        completion: Completion | None = None,
+        requires: tuple[Requirement, ...] = (),
+    ) -> StepRecord:
         thread_id = self.threads[thread]
 
         async def compact_and_wait() -> Any:
@@ -232,10 +339,17 @@ class ScenarioRun:
             )
             return {
                 "thread/compact/start": result,
-                "turn/completed": await self._completed(thread_id),
+                "turn/completed": await self._completed(thread_id, completion),
             }
 
-        return await self._step("compact", label, {"threadId": thread_id}, compact_and_wait)
+        return await self._step(
+            "compact",
+            label,
+            {"threadId": thread_id},
+            compact_and_wait,
+            requires=requires,
+            completion=completion,
+        )
 
     async def resume(self, thread: str, label: str, **fields: Any) -> StepRecord:
         params = {"threadId": self.threads[thread], **fields}
@@ -245,6 +359,19 @@ class ScenarioRun:
             params,
             lambda: self.rpc.request("thread/resume", params, timeout=STEP_TIMEOUT),
         )
+
+    async def fork(self, thread: str, label: str, new_thread: str, **fields: Any) -> StepRecord:
+        """thread/fork of `thread` (with `fields`: new instructions, say); the fork is
+        thread `new_thread` from then on."""
+        params = {"threadId": self.threads[thread], **fields}
+        record = await self._step(
+            "fork",
+            label,
+            params,
+            lambda: self.rpc.request("thread/fork", params, timeout=STEP_TIMEOUT),
+        )
+        self.threads[new_thread] = record.result["thread"]["id"]
+        return record
 
     async def read(self, thread: str, label: str) -> StepRecord:
         params = {"threadId": self.threads[thread], "includeTurns": True}

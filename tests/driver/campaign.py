@@ -41,8 +41,10 @@ from codex_probe.harness.driver import (
 )
 from codex_probe.harness.jsonrpc.errors import TransportError
 from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
+from codex_probe.rig.captures import CapturedRequest, item_type
 from codex_probe.rig.homes import IsolatedHome
-from codex_probe.rig.wiretap import Reply, Wiretap
+from codex_probe.rig.replies import exec_command
+from codex_probe.rig.wiretap import Reply, Responder, Wiretap
 from tests.driver.schedules import MALFORMED_SESSION_ID, MISSING_SESSION_ID, Schedule
 
 # Short deadlines keep a hang cheap; a spurious timeout on a slow machine only turns a
@@ -61,6 +63,30 @@ FRESH_PROMPT = "CAMPAIGN-FRESH-PROMPT: the reference manual\n\nand the first inp
 RESUME_PROMPT = "CAMPAIGN-RESUME-PROMPT: wake up"
 SEED_PROMPT = "CAMPAIGN-SEED-PROMPT: the earlier process's first turn"
 TURN_METHODS = ("turn/start", "turn/steer")
+# The command of a tool-call turn, and how long a held answer waits: past every deadline
+# of the example; closing the wiretap at its end cuts it short.
+TOOL_COMMAND = "echo CAMPAIGN-TOOL-OUTPUT"
+HELD_ANSWER_S = 2 * EXAMPLE_DEADLINE
+
+
+def model_replies(schedule: Schedule) -> Responder:
+    """How the wiretap answers each model request of the example (schedule.model): a text
+    answer; or a call of exec_command whenever the request does not end with a call's
+    output, and the answer (held past every deadline for tool_call_then_held) when it does."""
+    answer = Reply(text="ok", delay_s=schedule.answer_delay)
+    if schedule.model == "text":
+        return lambda _: answer
+    call = Reply(items=(exec_command(TOOL_COMMAND),), delay_s=schedule.answer_delay)
+    after_call = answer
+    if schedule.model == "tool_call_then_held":
+        after_call = Reply(text="held", delay_s=HELD_ANSWER_S)
+
+    def respond(request: CapturedRequest) -> Reply:
+        items = request.input_items()
+        ends_with_output = bool(items) and item_type(items[-1]) == "function_call_output"
+        return after_call if ends_with_output else call
+
+    return respond
 
 
 def campaign_config(schedule: Schedule, session_id: str, work_dir: str) -> StartConfig:
@@ -210,9 +236,8 @@ async def _run(
     if session_id is None:
         seeded = await seeds.thread(schedule.profile)
         session_id = seeded.thread_id
-    reply = Reply(text="ok", delay_s=schedule.answer_delay)
     transcript = Transcript()
-    async with Wiretap(responder=lambda _: reply) as tap:
+    async with Wiretap(responder=model_replies(schedule)) as tap:
         with IsolatedHome(tap.base_url, parent_dir=folder) as home:
             if seeded is not None:
                 shutil.copytree(seeded.sessions, home.codex_home / "sessions")

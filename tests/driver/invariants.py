@@ -539,4 +539,11 @@ def path_labels(run: Run) -> list[str]:
             labels.append("steer race: the body went into a new turn")
     if run.held_at_end:
         labels.append("bodies still held at the end")
+    calls = sum(
+        1
+        for request in run.model_requests
+        for item in request.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    )
+    labels.append(f"model: {run.schedule.model}" + (", a call's output went back" if calls else ""))
     return labels

@@ -81,6 +81,12 @@ DELAYS = (0.05, 0.6)
 EXIT_CODES = (101, 1)
 # First (the most drawn): long enough that a message sent at once steers the turn.
 ANSWER_DELAYS = (0.05, 0.0, 0.15)
+# What the model does in each turn (campaign.model_replies):
+#   text                  it answers (after answer_delay)
+#   tool_call             it calls exec_command, then answers once the call's output is back
+#   tool_call_then_held   it calls exec_command, then holds its answer past every deadline:
+#                         a tool-call turn that never completes
+MODELS = ("text", "tool_call", "tool_call_then_held")
 
 
 class ScheduleFileError(ValueError):
@@ -143,6 +149,7 @@ class Schedule:
     answer_delay: float = 0.0  # how long the wiretap holds each model answer
     messages: tuple[LaterMessage, ...] = ()
     faults: tuple[FaultRule, ...] = ()
+    model: str = "text"  # one of MODELS
 
     def body(self, index: int) -> str:
         """The exact body of later message `index` (unique, with spacing to keep)."""
@@ -157,6 +164,7 @@ class Schedule:
             "blank_developer": self.blank_developer,
             "answer_delay": self.answer_delay,
             "messages": [{"when": m.when, "blank": m.blank} for m in self.messages],
+            "model": self.model,
         }
         lines = [HEADER + json.dumps(scenario)]
         lines += [json.dumps(rule.to_json()) for rule in self.faults]
@@ -183,11 +191,14 @@ class Schedule:
                     LaterMessage(m["when"], bool(m["blank"])) for m in scenario["messages"]
                 ),
                 faults=faults,
+                model=str(scenario.get("model", "text")),  # files from before it: text
             )
         except (ValueError, KeyError, TypeError) as error:
             raise ScheduleFileError(f"not a fault schedule: {error}") from None
         if schedule.profile not in PROFILES or schedule.session not in SESSIONS:
             raise ScheduleFileError(f"unknown profile or session kind in {scenario!r}")
+        if schedule.model not in MODELS:
+            raise ScheduleFileError(f"unknown model {schedule.model!r}; one of {MODELS}")
         return schedule
 
 
@@ -283,4 +294,6 @@ def schedules(draw: st.DrawFn) -> Schedule:
         answer_delay=draw(st.sampled_from(ANSWER_DELAYS)),
         messages=tuple(messages),
         faults=(*aimed, *others),
+        # Text first (what shrinking goes to); a tool call in about half the schedules.
+        model=draw(st.sampled_from(("text", "tool_call", "text", "tool_call_then_held"))),
     )

@@ -127,3 +127,69 @@ def test_drive_on_the_fake_with_a_version_it_has_no_profile_for_exits_2(
     )
     assert code == 2
     assert "no profile for codex-cli 0.0.1" in capsys.readouterr().err
+
+
+def test_drive_through_a_tool_call_turn_delivers_once_and_waits_for_the_turn_to_complete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = drive(
+        capsys,
+        "--backend",
+        "fake",
+        "--reply",
+        "tool-call",
+        "--message",
+        "hi",
+        "--out",
+        str(tmp_path),
+    )
+    assert code == 0
+    assert report["reply"] == "tool-call"
+    assert report["methods"] == ["thread/start", "turn/start"]
+    assert [turn["status"] for turn in report["completed_turns"]] == ["completed"]
+    assert report["model_requests"] == 2  # the call, then the answer after its output
+    received = [e.message for e in read_transcript(Path(report["transcript"]))]
+    commands = [
+        m["params"]["item"]
+        for m in received
+        if isinstance(m, dict)
+        and m.get("method") == "item/completed"
+        and m["params"]["item"]["type"] == "commandExecution"
+    ]
+    assert [item["exitCode"] for item in commands] == [0]
+
+
+def test_drive_through_a_turn_that_never_completes_fails_at_its_deadline_without_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = drive(
+        capsys,
+        *("--backend", "fake", "--reply", "held", "--message", "hi"),
+        *("--turn-timeout", "1", "--out", str(tmp_path)),
+    )
+    assert code == 1
+    assert "turn/completed did not arrive within" in report["error"]
+    assert report["methods"] == ["thread/start", "turn/start"]
+    assert report["delivery"]["status"] == "delivered"
+    assert report["completed_turns"] == []
+    assert report["returncode"] is not None  # the process was ended, not left running
+    sent = [
+        e.message.get("method")
+        for e in read_transcript(Path(report["transcript"]))
+        if e.direction == "send"
+    ]
+    assert sent.count("turn/start") == 1 and "turn/steer" not in sent
+
+
+@pytest.mark.real
+def test_drive_real_codex_through_a_tool_call_turn_completes_it(
+    default_codex: Installation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report = drive(
+        capsys,
+        *("--backend", "real", "--codex", default_codex.version, "--reply", "tool-call"),
+        *("--message", "hi", "--out", str(tmp_path)),
+    )
+    assert code == 0, report.get("error")
+    assert [turn["status"] for turn in report["completed_turns"]] == ["completed"]
+    assert report["model_requests"] == 2

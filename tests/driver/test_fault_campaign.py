@@ -129,11 +129,38 @@ VANISHED_BEFORE_FIRST_DELIVERY = Schedule(
 )
 
 
+STEERED_DURING_A_TOOL_CALL = Schedule(
+    # A message sent at once steers a turn whose model is calling a tool; another waits
+    # for the turn's end: both reach the model in that turn or the next, once each.
+    session="existing",
+    messages=(LaterMessage("now"), LaterMessage("after_turn")),
+    answer_delay=0.05,
+    model="tool_call",
+)
+TOOL_CALL_TURN_NEVER_COMPLETES = Schedule(
+    # The call is answered, then the model's answer never comes: the turn never ends.
+    # The message waiting for its end gives up at its deadline and stays held; settle
+    # gives up at its own; nothing is sent twice, nothing is lost.
+    messages=(LaterMessage("after_turn"), LaterMessage("now")),
+    model="tool_call_then_held",
+)
+REFUSED_RESUME_THEN_TOOL_CALL = Schedule(
+    # The one fallback, then a fresh thread whose first turn calls a tool.
+    session="missing",
+    messages=(LaterMessage("race"),),
+    model="tool_call",
+    faults=(FaultRule("turn/steer", "error", call=1, error="no_active_turn"),),
+)
+
+
 PINNED = (
     (HELD_THEN_SETTLE_TIMES_OUT, "discovered failure"),
     (STEER_RACE_THEN_CRASH, "discovered failure"),
     (TWO_HELD_IN_ONE_BOUNDARY_TURN, "discovered failure"),
     (VANISHED_BEFORE_FIRST_DELIVERY, "the first-delivery fallback"),
+    (STEERED_DURING_A_TOOL_CALL, "a steer into a tool-call turn"),
+    (TOOL_CALL_TURN_NEVER_COMPLETES, "a tool-call turn that never completes"),
+    (REFUSED_RESUME_THEN_TOOL_CALL, "a fallback thread whose turn calls a tool"),
 )
 
 

@@ -22,7 +22,6 @@ from codex_probe.fake_appserver.profile import (
     available_versions,
     load_profile,
 )
-from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES
 from codex_probe.harness.codex.install import Installation, install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
@@ -78,27 +77,24 @@ def fake_observations(
     )
 
 
-# What learn does not infer yet: the profile's `turns` section and its wire templates
-# (fake_appserver/turn_profile.py), measured by hand for the checked-in profiles. A learned
-# profile borrows them from the nearest checked-in one; they are compared once learn
-# infers them.
-NOT_LEARNED_YET = ("turns",)
-
-
 def without_evidence(document: Any) -> Any:
-    """A profile document as data, less what may differ between two measurements."""
+    """A profile document as data, less what may differ between two measurements: where
+    and when, and each entry's evidence and whether it was measured (the two turns values
+    no scenario shows are kept, not measured, by learn; measured by hand where checked in)."""
     data = msgspec.to_builtins(document)
     data.pop("measured")
-    for name in NOT_LEARNED_YET:
-        data.pop(name, None)
     for entry in data["behaviour"].values():
         entry.pop("evidence")
+    for name, entry in data["turns"].items():
+        if name != "texts":
+            entry.pop("evidence")
+            entry.pop("measured")
     return data
 
 
 def learned_templates(wire: Any) -> dict[str, Any]:
-    """The wire templates learn writes (the turn templates are not learned yet)."""
-    return {k: v for k, v in wire.templates.items() if k not in TURN_TEMPLATES}
+    """The wire templates learn writes: every one, the turn templates included."""
+    return dict(wire.templates)
 
 
 @pytest.mark.parametrize("version", available_versions())
@@ -112,6 +108,9 @@ def test_learning_from_the_fake_gives_back_the_profile_it_ran_on(
         assert entry["measured"] is True, name
         scenario = entry["evidence"].split(" ", 1)[0]
         assert scenario in SCENARIOS, (name, entry["evidence"])
+    turns = msgspec.to_builtins(learned.document.turns)
+    unmeasured = sorted(n for n, e in turns.items() if n != "texts" and not e["measured"])
+    assert unmeasured == ["exec_output", "known_safe_commands"]
 
 
 def test_an_observation_the_profile_cannot_express_is_a_gap_naming_it_and_the_field(

@@ -48,10 +48,19 @@ from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.harness.temp_folders import temporary_folder
+from codex_probe.rig.captures import CapturedRequest, item_type
 from codex_probe.rig.homes import IsolatedHome
-from codex_probe.rig.wiretap import Wiretap
+from codex_probe.rig.replies import Reply, exec_command
+from codex_probe.rig.wiretap import Responder, Wiretap
 
 BACKENDS = ("real", "fake")
+# What the model does in each turn (--reply): answer; call exec_command, then answer once
+# the call's output is back; or call it, then hold the answer past --turn-timeout, so the
+# turn never completes (the wiretap lets it go when the drive ends).
+REPLIES = ("text", "tool-call", "held")
+TOOL_COMMAND = "echo CODEX-PROBE-DRIVE-TOOL"
+# A held answer's own limit: far past any turn timeout; closing the wiretap cuts it short.
+HELD_ANSWER_S = 24 * 3600.0
 
 
 def register(subparsers: Any) -> None:
@@ -102,8 +111,31 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="how long the turns may take to end (default: 120)",
     )
+    parser.add_argument(
+        "--reply",
+        choices=REPLIES,
+        default="text",
+        help="what the model does in each turn: text answers (default); tool-call calls "
+        "exec_command, then answers once its output is back; held calls it, then never "
+        "answers, so the turn does not complete before --turn-timeout",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=run)
+
+
+def model_replies(kind: str) -> Responder | None:
+    """The wiretap's answers for --reply `kind` (None: its default text answers)."""
+    if kind == "text":
+        return None
+    call = Reply(items=(exec_command(TOOL_COMMAND),))
+    after_call = Reply(text="done") if kind == "tool-call" else Reply(delay_s=HELD_ANSWER_S)
+
+    def respond(request: CapturedRequest) -> Reply:
+        items = request.input_items()
+        ends_with_output = bool(items) and item_type(items[-1]) == "function_call_output"
+        return after_call if ends_with_output else call
+
+    return respond
 
 
 def positive_seconds(text: str) -> float:
@@ -166,6 +198,7 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript
     report: dict[str, Any] = {
         "backend": args.backend,
         "codex": args.codex,
+        "reply": args.reply,
         "transcript": str(transcript_path),
     }
     try:
@@ -201,7 +234,7 @@ def _backend_binary(backend: str, version: str, scratch: Path) -> Path:
 async def _drive(
     binary: Path, sources: Sources, args: argparse.Namespace, transcript: Transcript
 ) -> tuple[DriveResult, int]:
-    async with Wiretap() as tap:
+    async with Wiretap(responder=model_replies(args.reply)) as tap:
         with IsolatedHome(tap.base_url) as home:
             config = _start_config(sources, args, str(home.workdir))
             result = await drive_once(
@@ -237,7 +270,8 @@ def _show(report: dict[str, Any], as_json: bool, *, failed: bool) -> None:
     if as_json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
-    print(f"backend: {report['backend']} (codex-cli {report['codex']})")
+    backend = f"{report['backend']} (codex-cli {report['codex']})"
+    print(f"backend: {backend}, model replies: {report['reply']}")
     if "path" in report:
         print(f"path: {report['path']}")
         reason = report.get("fallback_reason")

@@ -217,8 +217,9 @@ class ProbeRun:
         if not isinstance(event, FindingJudged):
             return
         finding = event.finding
-        # What upstream is shown: a changed or broken finding of the real codex, as a bundle.
-        shown = finding.verdict in (Verdict.CHANGED, Verdict.BROKEN)
+        # What upstream is shown: a changed or broken finding of the real codex, or one that
+        # shows a watched upstream bug present, as a bundle.
+        shown = finding.verdict in (Verdict.CHANGED, Verdict.BROKEN) or finding.shows_upstream_bug
         wants_bundle = shown and not finding.is_fidelity
         if wants_bundle and self.subject.kind == "real" and event.outcome is not None:
             codex = install_codex(finding.version).binary  # installed: the run used it

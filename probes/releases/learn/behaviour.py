@@ -19,7 +19,9 @@ from codex_probe.fake_appserver.profile import (
     ContextAfterCompaction,
     ContextPart,
     EmptyDeveloper,
+    ForkInstructions,
     LoadedResume,
+    ModelSwitch,
     RemoteCompaction,
     RemoteHistory,
     RemoteRequest,
@@ -31,6 +33,7 @@ from codex_probe.probes.domain.reading import (
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,
     ENVIRONMENT,
+    MODEL_SWITCH,
     PERMISSIONS,
     SKILLS,
 )
@@ -465,6 +468,64 @@ def _context_labels(request: Request) -> list[str]:
     return [] if place is None else request.labels(place[0])
 
 
+def fork(seen: Observed) -> Inferred[ForkInstructions]:
+    field = "behaviour.fork"
+    plain = seen.request("fork", "turn-fork-plain", field)
+    forked = seen.request("fork", "turn-fork-new", field)
+    kept = (_versions(plain, "BASE"), _versions(plain, "DEV"), _has(plain, "USER-1"))
+    if kept != ("V1", "V1", True):
+        raise _gap(
+            field,
+            plain,
+            f"a fork without instructions sends base {kept[0]}, developer {kept[1]}"
+            + ("" if kept[2] else ", without the parent's history"),
+            "a fork that does not keep the parent's instructions and history",
+        )
+    observed = (_versions(forked, "BASE"), _versions(forked, "DEV"))
+    values = {
+        ("V2", "V1"): ForkInstructions.BASE_FROM_FORK_DEVELOPER_FROM_HISTORY,
+        ("V2", "V2"): ForkInstructions.BOTH_FROM_FORK,
+        ("V1", "V1"): ForkInstructions.PARENT_KEPT,
+    }
+    if observed not in values:
+        raise _gap(
+            field,
+            forked,
+            f"a fork given V2 instructions sends base {observed[0]}, developer {observed[1]}",
+            "a ForkInstructions value for this combination",
+        )
+    return Inferred(
+        values[observed],
+        f"fork turn-fork-new: base {observed[0]}, developer {observed[1]} after thread/fork "
+        "with V2 instructions; turn-fork-plain: V1 both, with the parent's history",
+    )
+
+
+def model_switch(seen: Observed) -> Inferred[ModelSwitch]:
+    field = "behaviour.model_switch"
+    before = seen.request("model-switch", "turn-1", field)
+    after = seen.request("model-switch", "turn-2", field)
+    labels = [after.labels(i) for i in range(len(after.items))]
+    switch = [f"{MODEL_SWITCH}[BASE-V1]"]
+    earlier = [before.labels(i) for i in range(len(before.items))]
+    if labels == [*earlier, ["reply"], switch, ["USER-2"]]:
+        return Inferred(
+            ModelSwitch.BASE_IN_DEVELOPER_MESSAGE,
+            f"model-switch turn-2: a developer message {switch[0]} before USER-2",
+        )
+    if labels == [*earlier, ["reply"], ["USER-2"]]:
+        return Inferred(
+            ModelSwitch.NOTHING,
+            "model-switch turn-2: the history as before the switch, then USER-2",
+        )
+    raise _gap(
+        field,
+        after,
+        f"after turn/start named another model: {after.describe()}",
+        "a ModelSwitch value for this history",
+    )
+
+
 # The order of the profile's behaviour fields.
 INFERENCES: dict[str, Callable[[Observed], Inferred[Any]]] = {
     "base_placement": base_placement,
@@ -481,4 +542,6 @@ INFERENCES: dict[str, Callable[[Observed], Inferred[Any]]] = {
     "remote_compaction": remote_compaction,
     "turn_start_while_active": turn_start_while_active,
     "interrupt_without_turn": interrupt_without_turn,
+    "fork": fork,
+    "model_switch": model_switch,
 }

@@ -30,12 +30,14 @@ from codex_probe.fake_appserver.profile import (
     ProfileError,
     Provenance,
     Texts,
+    Turns,
     WireDocument,
     available_versions,
     checked_in_path,
     encode_document,
     load_profile,
 )
+from codex_probe.fake_appserver.turn_profile import TurnTexts
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
@@ -44,6 +46,12 @@ from codex_probe.probes.releases.learn.behaviour import INFERENCES
 from codex_probe.probes.releases.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
 from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed
 from codex_probe.probes.releases.learn.texts import TEXT_INFERENCES
+from codex_probe.probes.releases.learn.turns import (
+    NOT_INFERRED,
+    TURN_INFERENCES,
+    TURN_TEXT_INFERENCES,
+    kept_reason,
+)
 from codex_probe.probes.releases.learn.wire_capture import wire_document
 
 T = TypeVar("T")
@@ -146,23 +154,32 @@ def learn_profile(
             gaps.append(missing.gap)
             return kept()
 
-    behaviour: dict[str, Measured[Any]] = {}
-    for name, infer in INFERENCES.items():
-        try:
-            inferred = infer(seen)
-        except Inexpressible as missing:
-            gaps.append(missing.gap)
-            behaviour[name] = Measured(
-                getattr(fallback().behaviour, name).value,
-                False,
-                f"not learned: {missing.gap.describe()}; kept the value of profile "
-                f"{fallback().version}",
-            )
-        else:
-            behaviour[name] = Measured(inferred.value, True, inferred.evidence)
+    def measured(
+        inferences: Mapping[str, Callable[[Observed], Any]], part: Callable[[], Any]
+    ) -> dict[str, Measured[Any]]:
+        entries: dict[str, Measured[Any]] = {}
+        for name, infer in inferences.items():
+            try:
+                inferred = infer(seen)
+            except Inexpressible as missing:
+                gaps.append(missing.gap)
+                entries[name] = Measured(
+                    getattr(part(), name).value,
+                    False,
+                    f"not learned: {missing.gap.describe()}; kept the value of profile "
+                    f"{fallback().version}",
+                )
+            else:
+                entries[name] = Measured(inferred.value, True, inferred.evidence)
+        return entries
+
+    behaviour = measured(INFERENCES, lambda: fallback().behaviour)
 
     def kept(part: str, name: str) -> Any:
-        return getattr(getattr(fallback(), part), name)
+        found: Any = fallback()
+        for step in part.split("."):
+            found = getattr(found, step)
+        return getattr(found, name)
 
     texts = {
         name: attempt(infer, functools.partial(kept, "texts", name))
@@ -173,6 +190,19 @@ def learn_profile(
         for name, infer in ERROR_INFERENCES.items()
     }
     errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
+    turns = measured(TURN_INFERENCES, lambda: fallback().turns)
+    turns |= {
+        name: Measured(
+            getattr(fallback().turns, name).value,
+            False,
+            f"{kept_reason(name)}; kept the value of profile {fallback().version}",
+        )
+        for name in NOT_INFERRED
+    }
+    turn_texts = {
+        name: attempt(infer, functools.partial(kept, "turns.texts", name))
+        for name, infer in TURN_TEXT_INFERENCES.items()
+    }
     wire, wire_gaps = wire_document(
         version, {name: view.transcript for name, view in seen.views.items()}
     )
@@ -190,5 +220,6 @@ def learn_profile(
         behaviour=Behaviour(**behaviour),
         texts=Texts(**texts),
         errors=Errors(**errors),
+        turns=Turns(**turns, texts=TurnTexts(**turn_texts)),
     )
     return LearnedProfile(version, document, wire, gaps)

@@ -15,10 +15,12 @@ from codex_probe.probes.domain.reading import (
     COMPACTION_PROMPT,
     COMPACTION_SUMMARY,
     DEFAULT_PROMPT,
+    MODEL_SWITCH,
     PERMISSIONS,
     SKILLS,
 )
 from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed, Request
+from codex_probe.probes.runner.scenarios import base
 
 STAND_IN = "(fake-codex stands in for the rest of this text.)"
 CLOSING_TAG = re.compile(r"</[^<>]+>")
@@ -90,6 +92,26 @@ def compaction_prompt(seen: Observed) -> str:
     return _labelled(seen.request("compaction", "compact", field), COMPACTION_PROMPT, field)
 
 
+def model_switch(seen: Observed) -> str:
+    """The developer message of a model switch, the thread's base instructions made the
+    template's {instructions} (the scenario's base text, as thread/start gave it)."""
+    field = "texts.model_switch"
+    request = seen.request("model-switch", "turn-2", field)
+    text = _labelled(request, MODEL_SWITCH, field)
+    given = base("V1")
+    if given not in text:
+        raise Inexpressible(
+            Gap(
+                field,
+                "model-switch",
+                "turn-2",
+                f"the {MODEL_SWITCH} message does not hold the thread's base instructions",
+                "a model switch message without the base instructions",
+            )
+        )
+    return text.replace("{", "{{").replace("}", "}}").replace(given, "{instructions}")
+
+
 # One inference per text of the profile, in the profile's order.
 TEXT_INFERENCES: dict[str, Callable[[Observed], str]] = {
     "default_prompt": default_prompt,
@@ -97,4 +119,5 @@ TEXT_INFERENCES: dict[str, Callable[[Observed], str]] = {
     "permissions": _start_block(PERMISSIONS, "texts.permissions"),
     "compaction_prompt": compaction_prompt,
     "summary_prefix": summary_prefix,
+    "model_switch": model_switch,
 }

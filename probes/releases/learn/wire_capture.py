@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from codex_probe.fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
+from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES
 from codex_probe.probes.releases.learn.observed import Gap
 
 # (template name, method whose response holds it)
@@ -26,7 +27,13 @@ RESPONSES = {
     "compact_start": "thread/compact/start",
     "unsubscribe": "thread/unsubscribe",
 }
-ITEM_TYPES = ("userMessage", "agentMessage", "contextCompaction")
+ITEM_TYPES = ("userMessage", "agentMessage", "contextCompaction", "commandExecution", "reasoning")
+# Server requests whose params are templates: (method, template name).
+SERVER_REQUESTS = {"item/commandExecution/requestApproval": "command_approval_request"}
+# Keys whose values differ from run to run but are no id, time or path: a process id, and
+# the output a late command item holds (now all of it, now only what came after the call's
+# answer, on 0.120.0 and 0.150.0). The fake fills both in.
+MASKED_VALUES = {"processId": "0", "aggregatedOutput": ""}
 
 MASKED_ID = "00000000-0000-7000-8000-000000000000"
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -42,6 +49,8 @@ def mask(value: Any, key: str = "") -> Any:
         return {k: mask(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [mask(v, key) for v in value]
+    if key in MASKED_VALUES and value is not None:
+        return MASKED_VALUES[key]
     if isinstance(value, bool):
         return value
     if isinstance(value, int) and TIME_KEYS.fullmatch(key):
@@ -96,8 +105,12 @@ def _thread_status(result: Any, templates: dict[str, Any]) -> None:
 
 def _notification(message: dict[str, Any], templates: dict[str, Any]) -> None:
     note = message.get("method")
+    if note in SERVER_REQUESTS and "id" in message:
+        templates.setdefault(SERVER_REQUESTS[note], message.get("params"))
     if note is None or "id" in message:
         return
+    if note == "error":
+        templates.setdefault("error_notification", message.get("params"))
     params = message.get("params") or {}
     item = params.get("item") or {}
     if note == "item/completed" and item.get("type") in ITEM_TYPES:
@@ -124,7 +137,7 @@ def wire_document(
             f"no real message to copy the {name} template from",
             "a scenario that makes codex send it",
         )
-        for name in REQUIRED_TEMPLATES
+        for name in (*REQUIRED_TEMPLATES, *TURN_TEMPLATES)
         if name not in templates
     ]
     document = WireDocument(

@@ -36,6 +36,7 @@ from codex_probe.probes.domain.expressions import refusal_rules
 from codex_probe.probes.domain.fidelity import normalize
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding, ReproBundle
 from codex_probe.probes.domain.observation import ScenarioOutcome
+from codex_probe.probes.domain.watch import BY_ISSUE
 from codex_probe.probes.releases.repro import record as run_record
 from codex_probe.probes.releases.repro.assemble import script_text
 from codex_probe.probes.releases.repro.readme import render_readme
@@ -164,6 +165,32 @@ def _finding_document(assumption: Assumption, finding: Finding, backend: str) ->
         "reads": assumption.reads,
         "refusal_rules": refusal_rules(),
         "probe_command": finding.reproduce,
+        # The watched upstream issues the finding decides (probes/domain/watch.py).
+        "upstream": [_upstream(entry, finding.id) for entry in finding.upstream],
+        # What a replay must observe alike to reproduce the run: the expected values, and
+        # the values that decide a watched upstream issue.
+        "compared": list(dict.fromkeys([*assumption.expected, *_sign_keys(finding)])),
+    }
+
+
+def _sign_keys(finding: Finding) -> list[str]:
+    return [
+        key
+        for entry in finding.upstream
+        for sign in BY_ISSUE[entry["issue"]].signs
+        if sign.finding == finding.id
+        for key in sign.values
+    ]
+
+
+def _upstream(entry: dict[str, str], finding_id: str) -> dict[str, Any]:
+    watched = BY_ISSUE[entry["issue"]]
+    return {
+        **entry,
+        "url": watched.url,
+        "title": watched.title,
+        "present_means": watched.present_means,
+        "shown_by": [sign.describe() for sign in watched.signs if sign.finding == finding_id],
     }
 
 

@@ -44,6 +44,7 @@ def render_readme(
         f"Spec section {finding['spec_section']} ({kind}). Recorded by codex-probe on {on}, "
         f"scenario `{finding['scenario']}` (`{finding['probe_command']}`).",
         "",
+        *_upstream(finding),
         "## Run it",
         "",
         "```sh",
@@ -98,6 +99,25 @@ def render_readme(
     return "\n".join(lines)
 
 
+def _upstream(finding: dict[str, Any]) -> list[str]:
+    """The watched upstream issues the finding decides: what the run shows of each."""
+    lines = []
+    for issue in finding.get("upstream") or []:
+        lines += [
+            f"## Upstream: [{issue['issue']}]({issue['url']}) is {issue['state']} on codex-cli "
+            f"{finding['version']}",
+            "",
+            f"*{issue['title']}*",
+            "",
+            f"Present means: {issue['present_means']}",
+            "",
+            "Read from this run as: " + "; ".join(f"`{sign}`" for sign in issue["shown_by"]),
+            "(exit 0 of reproduce.py: codex still behaves as recorded below).",
+            "",
+        ]
+    return lines
+
+
 def _values(finding: dict[str, Any], outcome: dict[str, Any]) -> list[str]:
     expected, observed = finding["expected"], outcome["observed"]
     lines = []
@@ -134,14 +154,25 @@ def _step_row(step: dict[str, Any], replies: list[dict[str, Any]]) -> str:
             held = f", held until the scenario lets it go (at most {reply['delay_s']:g} s)"
         else:
             held = f", held {reply['delay_s']:g} s" if reply["delay_s"] else ""
-        then.append(f"the model replies {json.dumps(reply['text'])}{held}")
+        then.append(f"the model replies {_reply_words(reply)}{held}")
     if step.get("refusal_is_an_answer"):
         then.append("a refusal is an answer")
     if "silence_after_s" in step:
         then.append(f"no answer within {step['silence_after_s']:g} s is an answer")
     waits = step.get("waits_for") or {}
-    if "notification" in waits:
+    if "settled_by" in waits:
+        settled = waits["settled_by"]
+        then.append(
+            f"waits for {settled['method']} of a {settled['type']} item, then up to "
+            f"{waits['within_s']:g} s for {waits['notification']} of `{waits['threadId']}` "
+            "(none is an answer)"
+        )
+    elif "notification" in waits:
         then.append(f"waits for {waits['notification']} of `{waits['threadId']}`")
+    if "then" in waits:
+        then.append(f"then waits for {waits['then']['method']} of a {waits['then']['type']} item")
+    for required in step.get("requires") or []:
+        then.append(f"the run must show: {required['what']}")
     if "model_requests" in waits:
         then.append("waits until the model is asked")
     if "thread_unloaded" in waits:
@@ -157,6 +188,25 @@ def _step_row(step: dict[str, Any], replies: list[dict[str, Any]]) -> str:
     for name, path in (step.get("remember") or {}).items():
         then.append(f"`{path}` of the answer is `{{{{{name}}}}}`")
     return f"| `{step['label']}` | {sends} | {'; '.join(then)} |"
+
+
+def _reply_words(reply: dict[str, Any]) -> str:
+    """A queued reply in words: its text, or its scripted items and how its stream ends."""
+    if "items" not in reply:
+        return json.dumps(reply["text"])
+    said = []
+    for item in reply["items"]:
+        if item["type"] == "message":
+            said.append(f"a message {json.dumps(item['text'])}")
+        elif item["type"] == "function_call":
+            said.append(f"a call of `{item['name']}` with `{item['arguments']}`")
+        elif item["type"] == "reasoning":
+            said.append("a reasoning item")
+        else:
+            said.append("a pause until the scenario lets it go")
+    end = reply.get("end")
+    ending = f", then the stream ends {end}" if end else ""
+    return (", ".join(said) or "no output item") + ending
 
 
 def _json(value: Any) -> str:

@@ -29,6 +29,7 @@ from codex_probe.probes.domain.observation import (
     describe_failure,
 )
 from codex_probe.probes.releases.repro.script import outcomes
+from codex_probe.rig.replies import FunctionCall, Hold, Message, Reasoning, Reply, Step
 
 PLACEHOLDER = re.compile(r"\{\{([^{}]+)\}\}")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -41,6 +42,7 @@ METHODS = {
     "steer": "turn/steer",
     "compact": "thread/compact/start",
     "resume": "thread/resume",
+    "fork": "thread/fork",
     "read": "thread/read",
     "unsubscribe": "thread/unsubscribe",
 }
@@ -87,26 +89,58 @@ def _all_sent_in_steps(observation: Observation) -> None:
 
 
 def replies(observation: Observation) -> list[dict[str, Any]]:
-    """replies.jsonl: each reply a step queued, in order; the rest get the mock's default."""
+    """replies.jsonl: each reply a step queued, in order; the rest get the mock's default.
+
+    A scripted reply (rig/replies.py) keeps its items (messages, reasoning, function
+    calls, holds) and how its stream ends, so the mock provider streams what the wiretap
+    streamed."""
     lines = []
     for step in observation.steps:
-        reply = step.reply
-        if reply is None:
-            continue
-        if reply.status != 200:
-            raise NotReplayable(f"step {step.label} queues a scripted error reply")
-        lines.append(
-            {
-                "step": step.label,
-                "text": reply.text,
-                "delay_s": reply.delay_s,
-                "until_released": reply.until_released,
-                "deltas": reply.deltas,
-                "input_tokens": reply.input_tokens,
-                "output_tokens": reply.output_tokens,
-            }
-        )
+        for reply in step.queued:
+            if reply.status != 200:
+                raise NotReplayable(f"step {step.label} queues a scripted error reply")
+            lines.append({"step": step.label, **reply_line(reply)})
     return lines
+
+
+def reply_line(reply: Reply) -> dict[str, Any]:
+    """A reply as replies.jsonl holds it (the fields a plain reply always had, then the
+    script, when there is one)."""
+    line: dict[str, Any] = {
+        "text": reply.text,
+        "delay_s": reply.delay_s,
+        "until_released": reply.until_released,
+        "deltas": reply.deltas,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+    }
+    if reply.items is not None:
+        line["items"] = [_scripted(step) for step in reply.items]
+    if reply.end.value != "completed":
+        line["end"] = reply.end.value
+        line["failure_code"], line["error_message"] = reply.failure_code, reply.error_message
+    return line
+
+
+def _scripted(step: Step) -> dict[str, Any]:
+    if isinstance(step, Message):
+        return {"type": "message", "text": step.text, "deltas": step.deltas}
+    if isinstance(step, Reasoning):
+        return {
+            "type": "reasoning",
+            "summary": list(step.summary),
+            "content": list(step.content),
+            "encrypted_content": step.encrypted_content,
+        }
+    if isinstance(step, FunctionCall):
+        return {
+            "type": "function_call",
+            "name": step.name,
+            "arguments": step.arguments,
+            "call_id": step.call_id,
+        }
+    assert isinstance(step, Hold)
+    return {"type": "hold", "deadline_s": step.deadline_s, "until_released": step.until_released}
 
 
 def config(observation: Observation) -> dict[str, Any]:
@@ -184,6 +218,8 @@ def _line(step: StepRecord, observation: Observation, names: _Names) -> dict[str
     if step.silence_after is not None:
         line["silence_after_s"] = step.silence_after
     line.update(_waits(step, names))
+    if step.requires:
+        line["requires"] = step.requires
     remember = names.new_names(step, _answer(step))
     if remember:
         line["remember"] = remember
@@ -204,9 +240,18 @@ def _waits(step: StepRecord, names: _Names) -> dict[str, Any]:
     thread = names.named(step.params.get("threadId"), step.label)
     if step.name == "finish_turn" and step.release_grace is not None:
         release = {"model_requests": 1, "within_s": step.release_grace}
-        waits = {"notification": "turn/completed", "threadId": thread, "release_held": release}
+        held = {"notification": "turn/completed", "threadId": thread, "release_held": release}
+        return {"waits_for": held}
+    if step.name in ("turn", "compact"):
+        waits: dict[str, Any] = {"notification": "turn/completed", "threadId": thread}
+        if step.settled_by is not None:
+            method, kind = step.settled_by
+            waits["settled_by"] = {"method": method, "type": kind}
+            waits["within_s"] = step.completion_within
+        if step.then is not None:
+            waits["then"] = {"method": step.then[0], "type": step.then[1]}
         return {"waits_for": waits}
-    if step.name in ("turn", "compact", "finish_turn"):
+    if step.name == "finish_turn":
         return {"waits_for": {"notification": "turn/completed", "threadId": thread}}
     if step.name == "begin_turn":
         return {"waits_for": {"model_requests": 1}}

@@ -52,3 +52,37 @@ def test_it_keeps_a_gzipped_body_and_closing_cuts_a_held_reply_short() -> None:
     assert time.monotonic() - started < 5
     assert provider.requests[0]["body"] == {"input": [{"type": "message"}]}
     assert b"response.completed" in answered[0] and b'"held"' in answered[0]
+
+
+def test_a_scripted_reply_streams_as_the_wiretap_streams_it_item_for_item_and_end_for_end() -> None:
+    from codex_probe.probes.releases.repro.record import reply_line
+    from codex_probe.rig.replies import (
+        End,
+        FunctionCall,
+        Hold,
+        Message,
+        Reasoning,
+        Reply,
+        exec_command,
+        script_stream,
+    )
+
+    script = (
+        Reasoning(("plan",), ("raw",), "SEALED"),
+        Message("one", deltas=2),
+        Hold(),
+        exec_command("echo hi"),
+        FunctionCall("codex_probe_no_such_tool", "{}", call_id="call_named"),
+        Message("two"),
+    )
+    for end in End:
+        reply = Reply(items=script, end=end, input_tokens=3, output_tokens=4)
+        line = reply_line(reply)
+        theirs = script_stream(reply, "resp_9", 5)
+        items = mock_provider._items(line["items"], 5)
+        ours = mock_provider.response_events(9, items, line)
+        assert [e for e in ours if e["type"] != "hold"] == [
+            e for e in theirs.steps if isinstance(e, dict)
+        ], end
+        assert sum(e["type"] == "hold" for e in ours) == 1
+        assert (line.get("end") == "dropped") is theirs.drop

@@ -163,3 +163,23 @@ async def test_a_damaged_requests_line_is_one_line_naming_the_file_and_line_and_
     assert run.exit_code == 2, run.stderr
     assert run.stderr.strip().count("\n") == 0, run.stderr  # one line, no traceback
     assert f"{requests}:2: " in run.stderr and says in run.stderr, run.stderr
+
+
+async def test_a_bundle_of_a_present_upstream_bug_does_not_reproduce_on_a_codex_without_it(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    # Recorded where openai/codex#40805 shows (0.120.0 keeps the answer in flight, the
+    # steered input queued behind it): its expected values hold on 0.171.0 too, the value
+    # that decides the issue does not, and the bundle says so.
+    keeper = make_backend("fake", SPEC_CODEX_VERSION)
+    finding, folder = await bundled(
+        keeper, "steer-in-flight-reaches-the-turn", tmp_path / "bundle", tmp_path
+    )
+    assert finding.upstream == [{"issue": "openai/codex#40805", "state": "present"}]
+    compared = json.loads((folder / "finding.json").read_text())["compared"]
+    assert "item_before_the_in_flight_answer_ended" in compared
+    assert run_bundle(folder, keeper.binary).exit_code == 0
+    fixed = run_bundle(folder, make_backend("fake", DEFAULT_CODEX_VERSION).binary)
+    assert fixed.exit_code == 1, fixed.stderr
+    assert fixed.result["outcome"]["verdict"] == "holds"
+    assert fixed.result["outcome"]["observed"]["item_before_the_in_flight_answer_ended"] is True

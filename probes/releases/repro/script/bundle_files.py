@@ -24,6 +24,7 @@ STEP_KINDS = (
     "steer",
     "compact",
     "resume",
+    "fork",
     "read",
     "unsubscribe",
     "attempt",
@@ -40,6 +41,9 @@ class Bundle:
         for key in ("finding", "version", "statement", "spec_section"):
             if not isinstance(self.finding.get(key), str):
                 raise CouldNotRun(f"{folder / 'finding.json'}: '{key}' must be a string")
+        compared = self.finding.get("compared", [])
+        if not isinstance(compared, list) or not all(isinstance(k, str) for k in compared):
+            raise CouldNotRun(f"{folder / 'finding.json'}: 'compared' must be a list of names")
         self.steps = [_step(line, where) for where, line in _json_lines(folder / "requests.jsonl")]
         self.replies: dict[str, list[dict[str, Any]]] = {}
         for where, reply in _json_lines(folder / "replies.jsonl"):

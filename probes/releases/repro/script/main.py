@@ -76,9 +76,10 @@ def outcome(reading: ModuleType, record: dict[str, Any], finding: dict[str, Any]
     return judged
 
 
-def compare(live: dict[str, Any], recorded: dict[str, Any], expected: dict[str, Any]) -> int:
-    """REPRODUCED when this run ends as recorded: the same values of every expected key, or
-    the same failure (step and kind). A failure that was not recorded: COULD_NOT_RUN."""
+def compare(live: dict[str, Any], recorded: dict[str, Any], expected: Any) -> int:
+    """REPRODUCED when this run ends as recorded: the same values of every compared key
+    (`expected`: the expected keys, and those deciding a watched upstream issue), or the
+    same failure (step and kind). A failure that was not recorded: COULD_NOT_RUN."""
     if live["failure"] is not None:
         same = recorded["failure"] is not None and all(
             live["failure"][key] == recorded["failure"][key] for key in ("step", "kind")
@@ -193,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     live = outcome(reading, record, bundle.finding)
-    code = compare(live, bundle.recorded_outcome, bundle.finding["expected"])
+    compared = bundle.finding.get("compared") or list(bundle.finding["expected"])
+    code = compare(live, bundle.recorded_outcome, compared)
     if args.json:
         recorded, expected = bundle.recorded_outcome, bundle.finding["expected"]
         result = {"exit": code, "outcome": live, "recorded": recorded, "expected": expected}

@@ -20,8 +20,10 @@ COMPACTION_SUMMARY = "WIRETAP_COMPACTION_SUMMARY {index}"
 
 class MockProvider:
     """Answers codex's model requests on 127.0.0.1 as codex-probe's wiretap does: an SSE
-    stream with one assistant message (a queued reply, else DEFAULT_REPLY_TEXT), or a
-    compaction item for either form of remote compaction; every request is kept."""
+    stream of a queued reply (one assistant message, or its scripted items: messages,
+    reasoning, function calls, holds; ended by response.completed, response.failed, or
+    cut off), else one message of DEFAULT_REPLY_TEXT, or a compaction item for either form
+    of remote compaction; every request is kept."""
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -100,14 +102,14 @@ class MockProvider:
             with self.arrived:
                 reply = self.queue.pop(0) if self.queue else {}
             text = str(reply.get("text", DEFAULT_REPLY_TEXT.format(index=index)))
-            self.answers[index] = text
-            item = {
-                "type": "message",
-                "role": "assistant",
-                "id": f"msg_wiretap_{index}",
-                "content": [{"type": "output_text", "text": text}],
-            }
-            self._stream(http, [item], reply)
+            script = reply.get("items")
+            plain = {"type": "message", "text": text, "deltas": reply.get("deltas", 0)}
+            steps = script if isinstance(script, list) else [plain]
+            items = _items(steps, index)
+            self.answers[index] = "\n".join(
+                str(step.get("text", "")) for step in steps if step.get("type") == "message"
+            )
+            self._stream(http, items, reply)
         else:
             message = f"wiretap: no route for {http.command} {path}"
             _send_json(http, 404, {"error": {"message": message, "type": "not_found"}})
@@ -123,28 +125,98 @@ class MockProvider:
         with self.arrived:
             self.streams += 1
             number = self.streams
+        released = self.released  # taken as the request arrives, as the wiretap does
         try:
             for position, event in enumerate(response_events(number, items, reply)):
+                if event["type"] == "hold":
+                    released = self._hold(event, released)
+                    continue
                 data = f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
                 http.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 http.wfile.flush()
                 if position == 0:  # response.created: the model has begun to answer
-                    held = self.released if reply.get("until_released") else self.closing
-                    held.wait(float(reply.get("delay_s", 0.0)))
+                    hold = {"deadline_s": reply.get("delay_s", 0.0)}
+                    hold["until_released"] = bool(reply.get("until_released"))
+                    released = self._hold(hold, released)
+            if reply.get("end") == "dropped":  # closed mid-body, without the last chunk
+                http.close_connection = True
+                return
             http.wfile.write(b"0\r\n\r\n")
             http.wfile.flush()
         except OSError:
             http.close_connection = True  # codex hung up on a held answer (an interrupt)
 
+    def _hold(self, hold: dict[str, Any], released: threading.Event) -> threading.Event:
+        """Wait out a hold (the mock closing cuts it short, and a release one held until
+        released); the release a later hold of the stream waits for."""
+        deadline = float(hold.get("deadline_s", 0.0))
+        if deadline > 0:
+            waited = released if hold.get("until_released") else self.closing
+            waited.wait(deadline)
+        with self.arrived:
+            return self.released
+
+
+def _items(steps: list[dict[str, Any]], index: int) -> list[dict[str, Any]]:
+    """The Responses items of a reply's scripted steps (holds kept in place), positioned
+    as the wiretap positions them: holds are not output items."""
+    items, position = [], 0
+    for step in steps:
+        items.append(_item(step, index, position))
+        position += step.get("type") != "hold"
+    return items
+
+
+def _item(step: dict[str, Any], index: int, position: int) -> dict[str, Any]:
+    """The Responses item of one scripted step, with the ids codex-probe's wiretap gives
+    (a hold stays a hold)."""
+    kind = step.get("type")
+    if kind == "message":
+        suffix = "" if position == 0 else f"_{position}"
+        return {
+            "type": "message",
+            "role": "assistant",
+            "id": f"msg_wiretap_{index}{suffix}",
+            "content": [{"type": "output_text", "text": str(step.get("text", ""))}],
+            "deltas": int(step.get("deltas", 0)),
+        }
+    if kind == "reasoning":
+        item: dict[str, Any] = {
+            "type": "reasoning",
+            "id": f"rs_wiretap_{index}_{position}",
+            "summary": [{"type": "summary_text", "text": t} for t in step.get("summary", [])],
+        }
+        if step.get("content"):
+            item["content"] = [{"type": "reasoning_text", "text": t} for t in step["content"]]
+        if step.get("encrypted_content") is not None:
+            item["encrypted_content"] = step["encrypted_content"]
+        return item
+    if kind == "function_call":
+        return {
+            "type": "function_call",
+            "id": f"fc_wiretap_{index}_{position}",
+            "call_id": step.get("call_id") or f"call_wiretap_{index}_{position}",
+            "name": step.get("name"),
+            "arguments": step.get("arguments"),
+        }
+    return {"type": "hold", **step}
+
 
 def response_events(
     number: int, items: list[dict[str, Any]], reply: dict[str, Any]
 ) -> list[dict[str, Any]]:
-    """The events of one model answer; a message may stream in `deltas` pieces first."""
+    """The events of one model answer (holds in their place); a message may stream in
+    pieces first (its own `deltas`, else the reply's); the stream ends as the reply says."""
     response_id = f"resp_{number}"
     events: list[dict[str, Any]] = [{"type": "response.created", "response": {"id": response_id}}]
-    pieces = int(reply.get("deltas", 0))
-    for position, item in enumerate(items):
+    position = -1
+    for item in items:
+        if item.get("type") == "hold":
+            events.append(item)
+            continue
+        position += 1
+        own = item.pop("deltas", None)  # a scripted message's own, else the reply's
+        pieces = int(reply.get("deltas", 0) if own is None else own)
         if pieces and item.get("type") == "message":
             text = "".join(part.get("text", "") for part in item["content"])
             size = max(1, -(-len(text) // pieces))
@@ -164,6 +236,12 @@ def response_events(
             ]
         done = {"type": "response.output_item.done", "output_index": position, "item": item}
         events.append(done)
+    end = reply.get("end", "completed")
+    if end == "failed":
+        error = {"code": reply.get("failure_code"), "message": reply.get("error_message")}
+        events.append({"type": "response.failed", "response": {"id": response_id, "error": error}})
+    if end != "completed":
+        return events
     tokens_in, tokens_out = int(reply.get("input_tokens", 0)), int(reply.get("output_tokens", 0))
     usage = {
         "input_tokens": tokens_in,

@@ -43,6 +43,9 @@ class Replay:
         self.sealer = Sealer(bundle.folder)
         self.server: AppServer | None = None
         self.names = {"workdir": str(self.workdir)}
+        # The first model request of a turn begin_turn started, until finish_turn: every
+        # model request after it is finish_turn's, as codex-probe counts them.
+        self.open_turn: int | None = None
         self.codex_home.mkdir(parents=True, exist_ok=True)  # codex warns of a missing one
         self.workdir.mkdir(exist_ok=True)
         self.record: dict[str, Any] = {"steps": [], "received": [], "failure": None}
@@ -80,6 +83,8 @@ class Replay:
             self.provider.queue_reply(reply)
         entry: dict[str, Any] = {"step": kind, "label": label, "result": None, "error": None}
         entry["unanswered_within"] = None
+        if step.get("requires"):
+            entry["requires"] = step["requires"]
         before = self.provider.count()
         try:
             if kind == "restart":
@@ -89,10 +94,21 @@ class Replay:
         except ServerGone as gone:
             raise StepFailed(label, SERVER_EXITED, str(gone)) from None
         finally:
-            # codex-probe counts no model request to a restart.
-            caused = range(before, self.provider.count()) if kind != "restart" else ()
-            entry["model_requests"] = list(caused)
+            entry["model_requests"] = self.caused(kind, before)
             self.record["steps"].append(entry)
+
+    def caused(self, kind: str, before: int) -> list[int]:
+        """The model requests a step made, as codex-probe counts them: none to a restart;
+        the requests of a turn begun and not yet finished go to its finish_turn."""
+        if kind == "restart":
+            return []
+        if kind == "begin_turn":
+            self.open_turn = before
+        elif kind == "finish_turn" and self.open_turn is not None:
+            before, self.open_turn = self.open_turn + 1, None
+        elif self.open_turn is not None:
+            return []
+        return list(range(before, self.provider.count()))
 
     def restart(self, step: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
         previous = self.server
@@ -115,9 +131,19 @@ class Replay:
         waited: Any = None
         if "release_held" in waits:  # as codex-probe does: a new request, or the grace
             release = waits["release_held"]
-            self.provider.wait_for(before + release["model_requests"], release["within_s"])
+            # The turn's first request is the held one: a release that drops it asks anew.
+            since = before if self.open_turn is None else self.open_turn + 1
+            self.provider.wait_for(since + release["model_requests"], release["within_s"])
             self.provider.release_held()
-        if "notification" in waits:
+        if "settled_by" in waits:  # a turn whose silence is an answer, once it settled
+            settled = waits["settled_by"]
+            self.settled(label, settled["method"], settled["type"], waits["threadId"])
+            waited = self.notification(
+                label, waits["notification"], waits["threadId"], waits["within_s"]
+            )
+            if waited is None:
+                entry["unanswered_within"] = waits["within_s"]
+        elif "notification" in waits:
             waited = self.notification(label, waits["notification"], waits["threadId"])
         elif "model_requests" in waits:
             if not self.provider.wait_for(before + waits["model_requests"], self.timeout):
@@ -126,7 +152,13 @@ class Replay:
         elif "thread_unloaded" in waits:
             waited = self.unloaded(label, waits["thread_unloaded"], waits["within_s"])
         if kind in ("turn", "compact"):
-            return {step["request"]["method"]: answer, waits["notification"]: waited}
+            result = {step["request"]["method"]: answer, waits["notification"]: waited}
+            if "then" in waits:  # what comes after the turn (a command that outlived it)
+                then = waits["then"]
+                result["then"] = self.settled(
+                    label, then["method"], then["type"], waits["threadId"]
+                )
+            return result
         if kind == "finish_turn":
             return waited
         if kind == "unsubscribe":
@@ -147,6 +179,8 @@ class Replay:
         if "error" in answer:
             error = answer["error"] if isinstance(answer["error"], dict) else {}
             entry["error"] = {"code": error.get("code"), "message": error.get("message")}
+            if error.get("data") is not None:
+                entry["error"]["data"] = error["data"]
             if not step.get("refusal_is_an_answer"):
                 detail = f"{method} was refused: error {error.get('code')}: {error.get('message')}"
                 raise StepFailed(label, REFUSED, detail)
@@ -159,13 +193,37 @@ class Replay:
             self.names[name] = value
         return result
 
-    def notification(self, label: str, method: str, thread_id: str) -> dict[str, Any]:
+    def notification(
+        self, label: str, method: str, thread_id: str, within_s: float | None = None
+    ) -> dict[str, Any] | None:
+        """The thread's next `method` notification; with `within_s`, None when it did not
+        come within that many seconds (silence is then the step's answer)."""
         assert self.server is not None
         found = self.server.wait_notification(
-            method, lambda params: thread_of(params) == thread_id, self.timeout
+            method, lambda params: thread_of(params) == thread_id, within_s or self.timeout
         )
-        if found is None:
+        if found is None and within_s is None:
             detail = f"{method} of thread {thread_id} did not arrive within {self.timeout:g} s"
+            raise StepFailed(label, NO_NOTIFICATION, detail)
+        return found
+
+    def settled(self, label: str, method: str, kind: str, thread_id: str) -> dict[str, Any]:
+        """The thread's `method` notification of an item of `kind` (its turn has the input,
+        its compaction is done, a command that outlived its turn ended), as codex-probe
+        waits for it."""
+        assert self.server is not None
+
+        def matches(params: dict[str, Any]) -> bool:
+            item = params.get("item")
+            return (
+                thread_of(params) == thread_id
+                and isinstance(item, dict)
+                and (item.get("type") == kind)
+            )
+
+        found = self.server.wait_notification(method, matches, self.timeout)
+        if found is None:
+            detail = f"{method} of a {kind} item did not arrive within {self.timeout:g} s"
             raise StepFailed(label, NO_NOTIFICATION, detail)
         return found
 
