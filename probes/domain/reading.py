@@ -10,7 +10,8 @@ bundle's replay:
 
     {"steps": [{"step", "label", "result", "error", "unanswered_within",
                 "model_requests": [request index, ...], "transcript_span"?: [start, end]}],
-     "model_requests": [{"index", "method", "path", "body"}],
+     "model_requests": [{"index", "method", "path", "body",
+                         "events"?: [SSE event types streamed], "abandoned"?: bool}],
      "received": [every message codex sent, in order],
      "transcript"?: [[direction, message], ...] (both ways), "threads"?: {label: id},
      "answers"?: {request index: the wiretap's answer text} (codex-probe's records only),

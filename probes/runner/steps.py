@@ -113,6 +113,8 @@ class ScenarioRun:
             home_config=dict(self.home.config),
             workdir=str(self.home.workdir),
             failed_step=self.in_progress,
+            streamed={index: list(types) for index, types in self.tap.streamed.items()},
+            abandoned=list(self.tap.abandoned),
         )
 
     # ----- steps -----------------------------------------------------------------
