@@ -16,7 +16,7 @@ from typing import Any
 from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
-from codex_probe.fake_appserver.handshake import initialize_result
+from codex_probe.fake_appserver.handshake import declares_experimental_api, initialize_result
 from codex_probe.fake_appserver.layout import normalize_base, normalize_developer
 from codex_probe.fake_appserver.profile import (
     ColdResumeBase,
@@ -70,6 +70,7 @@ class FakeAppServer:
         self._early_input = first.read
         self.initialized = first.client_name is not None
         self.client_name = first.client_name or "client"
+        self.experimental_api = first.experimental_api
         self._stdout_open = True
         self._tasks: set[asyncio.Task[None]] = set()
         # Requests the fake sent the client (approvals), waiting for their answers by id.
@@ -148,6 +149,10 @@ class FakeAppServer:
         handler = self.handlers.get(request.method)
         if handler is None:
             raise RequestFailed(*self.profile.errors.unknown_method.answer(method=request.method))
+        gate = self.profile.document.surface
+        refusal = gate and gate.refusal_of(request.method, request.params, self.experimental_api)
+        if refusal:
+            raise RequestFailed(*refusal)
         return await handler(request.params or {})
 
     async def _apply_fault(self, fault: Rule, request: Request) -> bool:
@@ -245,6 +250,7 @@ class FakeAppServer:
             raise RequestFailed(*self.profile.errors.already_initialized.answer())
         self.initialized = True
         self.client_name, result = initialize_result(self.profile, self.codex_home, params)
+        self.experimental_api = declares_experimental_api(params)
         return result
 
     async def thread_start(self, params: Any) -> Any:

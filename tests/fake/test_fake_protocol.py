@@ -223,6 +223,26 @@ async def test_errors_use_the_codes_and_messages_measured_upstream(
     assert no_turn.value.message == "no active turn to steer"
 
 
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_an_experimental_field_is_refused_unless_initialize_declared_experimental_api(
+    fake: FakeProcesses,
+    profile: str,
+) -> None:
+    plain = await fake.start(profile)
+    with pytest.raises(ServerError) as refused:
+        await fake.new_thread(plain, experimentalRawEvents=True)
+    assert (refused.value.code, refused.value.message) == (
+        -32600,
+        "thread/start.experimentalRawEvents requires experimentalApi capability",
+    )
+    declared = await fake.start(profile, initialize=False)
+    await declared.request(
+        "initialize",
+        {"clientInfo": {"name": "t", "version": "1"}, "capabilities": {"experimentalApi": True}},
+    )
+    assert await fake.new_thread(declared, experimentalRawEvents=True)
+
+
 IMAGE_ONLY = [{"type": "image", "url": "http://127.0.0.1:9/picture.png"}]
 
 

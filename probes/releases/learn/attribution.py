@@ -51,6 +51,8 @@ FIELDS_BY_SCENARIO: dict[str, tuple[str, ...]] = {
         "errors.not_initialized",
         "errors.already_initialized",
         "errors.unknown_method",
+        "surface.experimental_fields",
+        "surface.experimental_refusal",
     ),
     "compaction-remote": ("behaviour.remote_compaction",),
 }

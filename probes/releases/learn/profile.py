@@ -40,9 +40,11 @@ from codex_probe.harness.codex.versions import version_key
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.observation import Observation
+from codex_probe.probes.domain.surface.release import surface_of
 from codex_probe.probes.releases.learn.behaviour import INFERENCES
 from codex_probe.probes.releases.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
 from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed
+from codex_probe.probes.releases.learn.surface import learn_surface
 from codex_probe.probes.releases.learn.texts import TEXT_INFERENCES
 from codex_probe.probes.releases.learn.wire_capture import wire_document
 
@@ -173,6 +175,8 @@ def learn_profile(
         for name, infer in ERROR_INFERENCES.items()
     }
     errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
+    surface = surface_of(version, {name: view.record for name, view in seen.views.items()}, None)
+    surface_section = attempt(lambda _: learn_surface(surface), lambda: fallback().document.surface)
     wire, wire_gaps = wire_document(
         version, {name: view.transcript for name, view in seen.views.items()}
     )
@@ -190,5 +194,6 @@ def learn_profile(
         behaviour=Behaviour(**behaviour),
         texts=Texts(**texts),
         errors=Errors(**errors),
+        surface=surface_section,
     )
     return LearnedProfile(version, document, wire, gaps)
