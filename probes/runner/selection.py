@@ -25,9 +25,12 @@ class Selection:
     assumptions: tuple[Assumption, ...]
     fidelity: tuple[str, ...]  # scenarios whose fake-vs-real finding is asked for
     compare_with_fake: bool
+    # The release's surface too: every scenario runs on the subject (probes/domain/surface/).
+    surface: bool = False
 
     @classmethod
     def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
+        """The findings `only` names (all without it, and then the surface too)."""
         chosen = None if not only else set(only)
         return cls(
             assumptions=tuple(a for a in ASSUMPTIONS if chosen is None or a.id in chosen),
@@ -35,6 +38,7 @@ class Selection:
                 s for s in SCENARIOS if fidelity and (chosen is None or fidelity_id(s) in chosen)
             ),
             compare_with_fake=fidelity,
+            surface=not only,
         )
 
     @property
@@ -46,6 +50,12 @@ class Selection:
         """Every scenario a finding asked for reads, in the registry's order."""
         wanted = {a.scenario for a in self.assumptions} | set(self.fidelity)
         return [s for s in SCENARIOS if s in wanted]
+
+    @property
+    def subject_scenarios(self) -> list[str]:
+        """The scenarios run on the subject: those the findings read, or all of them for
+        the surface."""
+        return list(SCENARIOS) if self.surface else self.scenarios
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, Surface
+from codex_probe.probes.runner.release_run import ReleaseRun, surface_flips
 
 
 def surface(version: str, missing: tuple[str, ...] = (), **aspects: dict[str, Any]) -> Surface:
@@ -103,3 +104,13 @@ def test_a_scenario_missing_on_either_side_is_a_gap_not_a_change() -> None:
     before = surface("1", answers={"start A thread/start": {"$": "object"}})
     after = surface("2", missing=("start",))
     assert diff_surfaces(before, after) == []
+
+
+def test_repeated_runs_name_every_surface_key_that_is_not_the_same_in_all() -> None:
+    def run(value: str) -> ReleaseRun:
+        found = ReleaseRun("1", {}, {}, None, {})
+        found.surface = surface("1", answers={"s A x/y": {"$": value}, "s B x/z": {"$": "null"}})
+        return found
+
+    assert surface_flips([run("object"), run("object")]) == []
+    assert surface_flips([run("object"), run("object"), run("array")]) == ["answers s A x/y"]
