@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.repro",
     "codex_probe.cli.commands.bisect",
     "codex_probe.cli.commands.history",
+    "codex_probe.cli.commands.diff",
     "codex_probe.cli.commands.compile",
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",

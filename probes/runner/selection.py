@@ -41,6 +41,11 @@ class Selection:
             surface=not only,
         )
 
+    @classmethod
+    def surface_only(cls) -> Selection:
+        """No finding, only the release's surface (every scenario on the real codex-cli)."""
+        return cls((), (), compare_with_fake=False, surface=True)
+
     @property
     def finding_ids(self) -> list[str]:
         return [a.id for a in self.assumptions] + [fidelity_id(s) for s in self.fidelity]
