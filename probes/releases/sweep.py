@@ -2,8 +2,8 @@
 
 While a release is probed the next one installs in the background (npm is I/O, the probes
 are CPU), and installs this run made are trimmed to a budget. After each release the
-history file, that release's verdict.json and the grid are written, so an interrupted
-sweep keeps everything it finished.
+history file, that release's verdict.json and surface.json and the grid are written, so
+an interrupted sweep keeps everything it finished.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from codex_probe.harness.codex.install import (
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.files import write_json, write_text_atomically
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.surface.file import write_surfaces
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
@@ -32,6 +33,7 @@ from codex_probe.probes.releases.history import (
     is_current,
     release_entry,
     save_history,
+    surface_path,
     unavailable_entry,
 )
 from codex_probe.probes.runner.release_run import probe_release
@@ -104,6 +106,8 @@ def sweep(
             verdict = VerdictReport({version: dict(run.findings)})
             verdict.facts["fake_profiles"] = {version: run.profile.to_json()} if run.profile else {}
             write_json(out / "releases" / version / "verdict.json", verdict.to_json())
+            if run.surface is not None:
+                write_surfaces(out / surface_path(version), {version: run.surface})
             save_history(out / HISTORY_FILE, document)
             write_grid(out, document)
             counts = {v: 0 for v in Verdict}

@@ -11,12 +11,12 @@ Model requests are the design's business, not the driver's: none is driver-relev
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.driver.touches import DriverTouches, driver_touches
-from codex_probe.probes.domain.surface.release import ASPECTS, Surface
+from codex_probe.probes.domain.surface.delta import canonical
+from codex_probe.probes.domain.surface.release import ASPECTS, Surface, in_gap
 
 
 @dataclass(frozen=True)
@@ -42,21 +42,17 @@ class SurfaceChange:
         }
 
 
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
 def diff_surfaces(before: Surface, after: Surface) -> list[SurfaceChange]:
     """Every change from `before` to `after`: driver-relevant ones first, then by aspect
     in ASPECTS order, then by key. Keys of a scenario missing on either side (it broke)
     are not compared: a gap is not a change."""
     touches = driver_touches()
-    gaps = set(before.missing) | set(after.missing)
+    gaps = [*before.missing, *after.missing]
     changes = []
     for aspect in ASPECTS:
         old, new = before.aspects.get(aspect, {}), after.aspects.get(aspect, {})
         for key in sorted(old.keys() | new.keys()):
-            if _in_gap(aspect, key, gaps):
+            if in_gap(aspect, key, gaps):
                 continue
             if canonical(old.get(key)) == canonical(new.get(key)):
                 continue
@@ -64,13 +60,6 @@ def diff_surfaces(before: Surface, after: Surface) -> list[SurfaceChange]:
             changes.append(SurfaceChange(aspect, key, old.get(key), new.get(key), relevant))
     order = {aspect: number for number, aspect in enumerate(ASPECTS)}
     return sorted(changes, key=lambda c: (not c.driver_relevant, order[c.aspect], c.key))
-
-
-def _in_gap(aspect: str, key: str, gaps: set[str]) -> bool:
-    if aspect == "schema":
-        return any(gap.startswith("schema") for gap in gaps)
-    scenario = key.split(" ", 1)[0]
-    return scenario in gaps
 
 
 def is_driver_relevant(

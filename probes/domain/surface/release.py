@@ -64,6 +64,21 @@ def experimental_key(method: str, declared: bool) -> str:
     return f"{method} experimental field {EXPERIMENTAL_STEPS[step]}"
 
 
+def scenario_of(aspect: str, key: str) -> str:
+    """The scenario a key's value is read from ("schema" for the schema's)."""
+    if aspect == "schema":
+        return "schema"
+    if aspect == "initialize":
+        return HANDSHAKE_SCENARIO
+    return key.split(" ", 1)[0]
+
+
+def in_gap(aspect: str, key: str, missing: tuple[str, ...] | list[str]) -> bool:
+    """Whether a key's value could not be read: its scenario broke, or the schema did."""
+    where = scenario_of(aspect, key)
+    return any(gap == where or gap.startswith(where + " ") for gap in missing)
+
+
 class SurfaceFormatError(ValueError):
     """A surface file that is not of the shape this module writes."""
 
