@@ -25,8 +25,10 @@ class Selection:
     assumptions: tuple[Assumption, ...]
     fidelity: tuple[str, ...]  # scenarios whose fake-vs-real finding is asked for
     compare_with_fake: bool
-    # The release's surface too: every scenario runs on the subject (probes/domain/surface/).
+    # The release's surface too: every scenario runs on the subject (probes/domain/surface/),
+    # or only `surface_scenarios` when a part of the surface is enough (bisect --surface).
     surface: bool = False
+    surface_scenarios: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
@@ -42,9 +44,10 @@ class Selection:
         )
 
     @classmethod
-    def surface_only(cls) -> Selection:
-        """No finding, only the release's surface (every scenario on the real codex-cli)."""
-        return cls((), (), compare_with_fake=False, surface=True)
+    def surface_only(cls, scenarios: tuple[str, ...] | None = None) -> Selection:
+        """No finding, only the release's surface: every scenario on the real codex-cli, or
+        those named (none: the schema alone)."""
+        return cls((), (), compare_with_fake=False, surface=True, surface_scenarios=scenarios)
 
     @property
     def finding_ids(self) -> list[str]:
@@ -60,7 +63,9 @@ class Selection:
     def subject_scenarios(self) -> list[str]:
         """The scenarios run on the subject: those the findings read, or all of them for
         the surface."""
-        return list(SCENARIOS) if self.surface else self.scenarios
+        if not self.surface:
+            return self.scenarios
+        return list(SCENARIOS if self.surface_scenarios is None else self.surface_scenarios)
 
 
 @dataclass(frozen=True)
