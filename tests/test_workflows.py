@@ -32,6 +32,8 @@ VALUES = {
     "$BAD": "0.172.0",
     "$id": "base-developer-placement",
     "$OUT": "reports/0.172.0",
+    "$THIS": "0.172.0",
+    "$BASE": "0.171.0",
 }
 ENDS = {"|", ">", ">>", "&&", "||", ";", "2>&1"}
 
