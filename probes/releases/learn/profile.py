@@ -176,7 +176,10 @@ def learn_profile(
     }
     errors |= {name: unobserved_error(name, version) for name in UNOBSERVED_ERRORS}
     surface = surface_of(version, {name: view.record for name, view in seen.views.items()}, None)
-    surface_section = attempt(lambda _: learn_surface(surface), lambda: fallback().document.surface)
+    surface_section, surface_templates = attempt(
+        lambda _: learn_surface(surface, seen.views),
+        lambda: (fallback().document.surface, {}),
+    )
     wire, wire_gaps = wire_document(
         version, {name: view.transcript for name, view in seen.views.items()}
     )
@@ -184,6 +187,7 @@ def learn_profile(
     for gap in wire_gaps:  # keep the fake runnable; the gap says which template is borrowed
         name = gap.field.rsplit(".", 1)[-1]
         wire.templates[name] = fallback().template(name)
+    wire.templates.update(surface_templates)
     document = ProfileDocument(
         version=version,
         measured=Provenance(
