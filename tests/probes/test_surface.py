@@ -150,6 +150,13 @@ def test_a_refusal_keeps_code_message_and_data_with_ids_and_folders_masked() -> 
     assert mask_text("see /tmp/codex-probe-ab_9/work, then") == "see <tmp>, then"
 
 
+def test_the_values_a_refusal_lists_as_expected_are_left_to_the_schema_aspect() -> None:
+    refused = "Invalid request: unknown variant `x/y`, expected one of `initialize`, `a/b`"
+    assert mask_text(refused) == (
+        "Invalid request: unknown variant `x/y`, expected one of <the values codex knows>"
+    )
+
+
 def test_a_request_left_unanswered_is_its_silence_and_a_late_answer_stays_its() -> None:
     silent = [("send", {"id": 5, "method": "turn/interrupt", "params": {}})]
     later = [

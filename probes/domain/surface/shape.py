@@ -6,7 +6,9 @@ The mask (the README's "What the surface masks" says the same):
   and so are values that come and go (a field present but null in one run is `null`
   there and `string` in another: such fields are the exceptions listed in VARYING);
 - in a refusal's message, a UUID is `<id>` and the scenario's temporary folders are
-  `<tmp>`.
+  `<tmp>`; the list of every value codex knows that follows "expected one of" (an unknown
+  method's refusal names every method of the release) is `<the values codex knows>`: the
+  schema aspect tells those apart, and the refusal keeps its own words.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
+KNOWN_VALUES = re.compile(r"(expected one of )`[^`]*`(, `[^`]*`)*")
 ROOT = "$"
 
 
@@ -55,4 +58,5 @@ def _walk(value: Any, path: str, found: dict[str, set[str]]) -> None:
 
 def mask_text(text: str) -> str:
     """A message as two runs both say it: ids and temporary folders masked."""
-    return TEMPORARY.sub("<tmp>", UUID.sub("<id>", text))
+    masked = TEMPORARY.sub("<tmp>", UUID.sub("<id>", text))
+    return KNOWN_VALUES.sub(r"\1<the values codex knows>", masked)
