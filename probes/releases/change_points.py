@@ -8,8 +8,8 @@ the last release before it that has a value:
     {"kind", "key", "first_changed", "last_same", "before", "after"}
 
 so `codex-probe diff LAST_SAME FIRST_CHANGED` (or bisect) can look at it again. Values
-are compared as canonical JSON; a row's values are made comparable (ids masked, say)
-before they come here.
+are compared as JSON values (`same`: types and all, key order aside); a row's values are
+made comparable (ids masked, say) before they come here.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.probes.domain.surface.delta import canonical
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,30 @@ class ChangePoint:
 def change_points(rows: Iterable[Row]) -> list[ChangePoint]:
     """Every change point of every row, in the rows' order, oldest release first."""
     points = []
+    order: dict[str, tuple[int, ...]] = {}
     for row in rows:
         last: tuple[str, Any] | None = None
-        for release in sorted(row.values, key=version_key):
+        releases = sorted(
+            row.values, key=lambda v: order.get(v) or order.setdefault(v, version_key(v))
+        )
+        for release in releases:
             value = row.values[release]
-            if last is not None and canonical(last[1]) != canonical(value):
+            if last is not None and not same(last[1], value):
                 points.append(ChangePoint(row.kind, row.key, release, last[0], last[1], value))
             last = (release, value)
     return points
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as JSON: the same type at every level (1 is not true, nor 1.0), objects
+    whatever their key order."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
 
 
 def trimmed(before: Any, after: Any) -> tuple[Any, Any]:
@@ -82,7 +97,7 @@ def trimmed(before: Any, after: Any) -> tuple[Any, Any]:
     new: dict[str, Any] = {}
     for key in sorted(before.keys() | after.keys()):
         if key in before and key in after:
-            if canonical(before[key]) == canonical(after[key]):
+            if same(before[key], after[key]):
                 continue
             old[key], new[key] = trimmed(before[key], after[key])
         elif key in before:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from codex_probe.probes.releases.change_points import ChangePoint, Row, change_points, trimmed
+from codex_probe.probes.releases.change_points import (
+    ChangePoint,
+    Row,
+    change_points,
+    same,
+    trimmed,
+)
 
 
 def test_a_change_point_names_the_first_release_that_differs_and_the_last_that_did_not() -> None:
@@ -40,3 +46,10 @@ def test_objects_are_cut_down_to_the_parts_that_differ() -> None:
         {"params": {"b": "string", "d": "boolean"}},
     )
     assert trimmed(["x"], ["y"]) == (["x"], ["y"])
+
+
+def test_values_are_the_same_as_json_is_whatever_the_key_order_not_across_types() -> None:
+    assert same({"a": [1, {"b": None}], "c": "x"}, {"c": "x", "a": [1, {"b": None}]})
+    assert not same({"a": 1}, {"a": True})
+    assert not same([1], [1.0])
+    assert not same({"a": 1}, {"a": 1, "b": 2})
