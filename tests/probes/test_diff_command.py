@@ -119,6 +119,10 @@ def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
     assert json.loads(done.stdout) == {"a": version, "b": version, "changes": []}
     assert done.stderr.count(f"codex-cli {version}: surface sha256:") == 2
     kept = tmp_path / "surface.json"
+    twice = codex_probe("diff", version, version, "--surfaces", str(kept), timeout=600)
+    assert twice.returncode == 0, twice.stdout[-3000:] + twice.stderr[-3000:]
+    assert twice.stdout.count(f"codex-cli {version}: surface sha256:") == 2  # probed twice
     again = codex_probe("diff", version, "0.150.0", "--surfaces", str(kept), timeout=600)
     assert again.returncode in (0, 1), again.stderr[-3000:]
+    assert f"codex-cli {version}: surface read from {kept}" in again.stdout
     assert set(load_surfaces(kept)) == {version, "0.150.0"}

@@ -96,6 +96,73 @@ def test_notifications_after_an_answer_are_its_request_s_until_the_next_answer()
     }
 
 
+def test_a_turn_s_notifications_are_its_turn_start_s_wherever_the_answer_falls() -> None:
+    def turn(early: bool) -> dict[str, Any]:
+        started = [
+            ("recv", note("thread/status/changed", threadId=THREAD, status={"type": "active"})),
+            ("recv", note("turn/started", threadId=THREAD, turn={"id": "t1"})),
+        ]
+        answer = [("recv", {"id": 3, "result": {"turn": {"id": "t1"}}})]
+        said = [
+            ("send", {"id": 3, "method": "turn/start", "params": {}}),
+            *(started + answer if early else answer + started),
+            ("recv", note("item/started", threadId=THREAD, turnId="t1", item={"type": "x"})),
+            ("recv", note("thread/status/changed", threadId=THREAD, status={"type": "idle"})),
+            ("recv", note("turn/completed", threadId=THREAD, turn={"id": "t1"})),
+            ("send", {"id": 4, "method": "thread/compact/start", "params": {}}),
+            ("recv", {"id": 4, "result": {}}),
+            ("recv", note("turn/started", threadId=THREAD, turn={"id": "t2"})),
+            ("recv", note("turn/completed", threadId=THREAD, turn={"id": "t2"})),
+        ]
+        return record([("turn", "turn-1", said[:-4]), ("compact", "compact", said[-4:])])
+
+    early = surface_of("1.0.0", {"s": turn(True)}, None).aspects["notifications"]
+    late = surface_of("1.0.0", {"s": turn(False)}, None).aspects["notifications"]
+    assert (
+        early
+        == late
+        == {
+            "s turn-1 turn/start": [
+                "thread/status/changed:active",
+                "turn/started",
+                "item/started:x",
+                "thread/status/changed:idle",
+                "turn/completed",
+            ],
+            "s compact thread/compact/start": ["turn/started", "turn/completed"],
+        }
+    )
+
+
+def test_a_thread_s_status_told_twice_in_a_row_is_told_once() -> None:
+    not_loaded = note("thread/status/changed", threadId=THREAD, status={"type": "notLoaded"})
+    idle = note("thread/status/changed", threadId=THREAD, status={"type": "idle"})
+    said = [
+        ("send", {"id": 2, "method": "thread/loaded/list", "params": {}}),
+        ("recv", {"id": 2, "result": {"data": []}}),
+        ("recv", not_loaded),
+        ("recv", not_loaded),
+        ("recv", idle),
+    ]
+    run = record([("unsubscribe", "unsubscribe", said)])
+    notifications = surface_of("1.0.0", {"s": run}, None).aspects["notifications"]
+    assert notifications["s unsubscribe thread/loaded/list"] == [
+        "thread/status/changed:notLoaded",
+        "thread/status/changed:idle",
+    ]
+
+
+def test_thread_started_is_its_thread_start_s_even_before_the_answer() -> None:
+    said = [
+        ("send", {"id": 2, "method": "thread/start", "params": {}}),
+        ("recv", note("thread/started", thread={"id": THREAD})),
+        ("recv", {"id": 2, "result": {"thread": {"id": THREAD}}}),
+    ]
+    run = record([("restart", "restart-0", HANDSHAKE), ("start", "A", said)])
+    notifications = surface_of("1.0.0", {"s": run}, None).aspects["notifications"]
+    assert notifications["s A thread/start"] == ["thread/started"]
+
+
 def test_notifications_outside_the_lifecycle_are_listed_once_per_scenario_by_method() -> None:
     said = [
         ("send", {"id": 2, "method": "turn/start", "params": {}}),
@@ -248,9 +315,7 @@ def test_the_initialize_aspect_holds_both_handshakes_and_the_experimental_field(
         },
         "initialize with experimentalApi": {"answered": {"$": "object", "userAgent": "string"}},
         experimental_key("thread/start", False): {"refused": {**refused, "data": None}},
-        experimental_key("thread/start", True): {
-            "answered": {"$": "object", "thread": "object"}
-        },
+        experimental_key("thread/start", True): {"answered": {"$": "object", "thread": "object"}},
     }
     assert surface.aspects["answers"] == {} and surface.aspects["refusals"] == {}
 

@@ -47,8 +47,8 @@ def register(subparsers: Any) -> None:
         "--surfaces",
         type=Path,
         metavar="FILE",
-        help="a surface.json (as `codex-probe probe` writes): a release it holds is read from "
-        "it instead of probed, and a release probed is added to it",
+        help="a surface.json (as `codex-probe probe` writes): a release it held when the "
+        "command began is read from it instead of probed, and a release probed is added to it",
     )
     add_jobs_option(parser)
     parser.set_defaults(handler=run)
@@ -65,11 +65,12 @@ def run(args: argparse.Namespace) -> int:
             return _usage(str(error))
     progress = sys.stderr if args.json else sys.stdout
     surfaces: list[Surface | None] = []
+    recorded = dict(stored)  # what the file held before: a release probed now is probed twice
     with tempfile.TemporaryDirectory(prefix="codex-probe-diff-") as scratch:
         for version in (args.a, args.b):
-            if version in stored:
+            if version in recorded:
                 print(f"codex-cli {version}: surface read from {args.surfaces}", file=progress)
-                surfaces.append(stored[version])
+                surfaces.append(recorded[version])
                 continue
             with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
                 concrete = install(version).version
