@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_probe.fake_appserver.handshake import initialize_result
+from codex_probe.fake_appserver.handshake import declares_experimental_api, initialize_result
 from codex_probe.fake_appserver.profile import Profile
 from codex_probe.fake_appserver.script import FaultScript
 from codex_probe.harness.jsonrpc.framing import FrameError, Request, decode, encode, response_frame
@@ -28,6 +28,7 @@ READ_SIZE = 64 * 1024
 class FirstRequest:
     read: bytes  # read from stdin and not answered here: the server's to handle
     client_name: str | None  # the client's name if initialize was answered here, else None
+    experimental_api: bool = False  # that initialize declared the experimentalApi capability
 
 
 def answer_first_request(profile: Profile, codex_home: Path, script: FaultScript) -> FirstRequest:
@@ -47,7 +48,9 @@ def answer_first_request(profile: Profile, codex_home: Path, script: FaultScript
     with contextlib.suppress(BrokenPipeError, ValueError, OSError):
         sys.stdout.buffer.write(encode(response_frame(message.id, result)))
         sys.stdout.buffer.flush()
-    return FirstRequest(read=rest, client_name=client_name)
+    return FirstRequest(
+        read=rest, client_name=client_name, experimental_api=declares_experimental_api(params)
+    )
 
 
 def _request(line: bytes) -> Request | None:

@@ -19,3 +19,9 @@ def initialize_result(profile: Profile, codex_home: Path, params: Any) -> tuple[
     if "codexHome" in result:
         result["codexHome"] = str(codex_home)
     return client_name, result
+
+
+def declares_experimental_api(params: Any) -> bool:
+    """Whether an `initialize` declares the experimentalApi capability."""
+    capabilities = params.get("capabilities") if isinstance(params, dict) else None
+    return isinstance(capabilities, dict) and capabilities.get("experimentalApi") is True

@@ -18,6 +18,7 @@ from codex_probe.fake_appserver.profile import (
     Profile,
     RemoteHistory,
 )
+from codex_probe.fake_appserver.surface_profile import MODEL_REQUEST_FIELDS
 
 HistoryEntry = dict[str, Any]
 
@@ -97,6 +98,47 @@ OFFERED_TOOL: dict[str, Any] = {
 }
 
 
+def offered_tools(profile: Profile) -> list[dict[str, Any]]:
+    """The tools a turn's request offers: the release's, by name (the fake carries out
+    exec_command and offers the others as stand-ins), or exec_command alone."""
+    surface = profile.document.surface
+    if surface is None or surface.model_tools is None:
+        return [OFFERED_TOOL]
+    tools = []
+    for name in surface.model_tools:
+        if name == OFFERED_TOOL["name"]:
+            tools.append(OFFERED_TOOL)
+        elif name.startswith("<") and name.endswith(">"):
+            tools.append({"type": name[1:-1]})
+        else:
+            tools.append({"type": "function", "name": name, **STAND_IN})
+    return tools
+
+
+# A tool the fake offers as the release does but never carries out.
+STAND_IN: dict[str, Any] = {
+    "description": "fake-codex offers this tool as the release does and cannot run it.",
+    "strict": False,
+    "parameters": {"type": "object", "properties": {}},
+}
+
+
+# The fields of a model request the fake builds itself; the release's others come from the
+# wire template `model_request_fields`.
+BUILT_FIELDS = (
+    "model",
+    "instructions",
+    "input",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "store",
+    "stream",
+    "include",
+    "prompt_cache_key",
+)
+
+
 def request_body(
     profile: Profile,
     *,
@@ -117,7 +159,7 @@ def request_body(
     body.update(
         {
             "input": prefix + [entry["item"] for entry in history],
-            "tools": [OFFERED_TOOL] if offer_tools else [],
+            "tools": offered_tools(profile) if offer_tools else [],
             "tool_choice": "auto",
             "parallel_tool_calls": False,
             "store": False,
@@ -126,6 +168,10 @@ def request_body(
             "prompt_cache_key": thread_id,
         }
     )
+    # The release's other fields (client_metadata, reasoning...), as it sends them.
+    extra = profile.wire.templates.get(MODEL_REQUEST_FIELDS)
+    if isinstance(extra, dict):
+        body.update({key: value for key, value in extra.items() if key not in body})
     return body
 
 

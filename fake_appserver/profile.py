@@ -20,7 +20,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from codex_probe.fake_appserver.profile_model import Evidence, Measured, Model
+from codex_probe.fake_appserver.profile_model import ErrorAnswer, Evidence, Measured, Model
+from codex_probe.fake_appserver.surface_profile import SurfaceProfile
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
 
@@ -28,7 +29,7 @@ PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
 
 # Names other modules import from here.
-__all__ = ["Evidence", "Measured", "Model", "Turns"]
+__all__ = ["ErrorAnswer", "Evidence", "Measured", "Model", "SurfaceProfile", "Turns"]
 
 
 class BasePlacement(StrEnum):
@@ -205,16 +206,6 @@ class Texts(Model, frozen=True):
     model_switch: str
 
 
-class ErrorAnswer(Model, frozen=True):
-    """A JSON-RPC error as codex answers it; `message` is a str.format template."""
-
-    code: int
-    message: str
-
-    def answer(self, **values: object) -> tuple[int, str]:
-        return self.code, self.message.format(**values)
-
-
 class Errors(Model, frozen=True):
     not_initialized: ErrorAnswer
     already_initialized: ErrorAnswer
@@ -249,6 +240,9 @@ class ProfileDocument(Model, frozen=True):
     # Real turns (tool calls, reasoning, failed streams): turn_profile.py. None in a
     # learned profile until learn infers it; the nearest checked-in profile lends it.
     turns: Turns | None = None
+    # What learn takes from the release's surface (surface_profile.py). None in a profile
+    # learned before it was: the fake then gates nothing behind experimentalApi.
+    surface: SurfaceProfile | None = None
 
     def __post_init__(self) -> None:
         # msgspec reports a ValueError here as a validation error of the file.

@@ -20,3 +20,13 @@ class Measured(Model, Generic[T], frozen=True):
     value: T
     measured: bool
     evidence: Evidence
+
+
+class ErrorAnswer(Model, frozen=True):
+    """A JSON-RPC error as codex answers it; `message` is a str.format template."""
+
+    code: int
+    message: str
+
+    def answer(self, **values: object) -> tuple[int, str]:
+        return self.code, self.message.format(**values)

@@ -17,7 +17,7 @@ from typing import Any
 from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
-from codex_probe.fake_appserver.handshake import initialize_result
+from codex_probe.fake_appserver.handshake import declares_experimental_api, initialize_result
 from codex_probe.fake_appserver.layout import (
     initial_context,
     normalize_base,
@@ -34,6 +34,11 @@ from codex_probe.fake_appserver.profile import (
 from codex_probe.fake_appserver.provider import ModelClient
 from codex_probe.fake_appserver.script import FaultScript, Rule
 from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.surface_profile import (
+    STARTUP,
+    THREAD_READ_UNLOADED,
+    notification_template,
+)
 from codex_probe.fake_appserver.threads import LoadedThread
 from codex_probe.fake_appserver.turns import TurnRunner
 from codex_probe.fake_appserver.wire import Wire, new_id, now_ms, now_s
@@ -76,6 +81,7 @@ class FakeAppServer:
         self._early_input = first.read
         self.initialized = first.client_name is not None
         self.client_name = first.client_name or "client"
+        self.experimental_api = first.experimental_api
         self._stdout_open = True
         self._tasks: set[asyncio.Task[None]] = set()
         # Requests the fake sent the client (approvals), waiting for their answers by id.
@@ -112,6 +118,8 @@ class FakeAppServer:
 
     async def serve(self) -> int:
         """Answer stdin's requests until it ends; then 0, as codex exits at EOF."""
+        if self.initialized:  # initialize was answered before the server started
+            self._incidental(STARTUP, {})
         async for line in _stdin_lines(self._early_input):
             if line.strip():
                 await self._dispatch(line)
@@ -147,6 +155,7 @@ class FakeAppServer:
         except RequestFailed as failure:
             self.send(error_frame(request.id, failure.code, failure.message))
             return
+        self._incidental(request.method, request.params)
         self.send(response_frame(request.id, result))
 
     async def _handle(self, request: Request) -> Any:
@@ -155,6 +164,10 @@ class FakeAppServer:
         handler = self.handlers.get(request.method)
         if handler is None:
             raise RequestFailed(*self.profile.errors.unknown_method.answer(method=request.method))
+        gate = self.profile.document.surface
+        refusal = gate and gate.refusal_of(request.method, request.params, self.experimental_api)
+        if refusal:
+            raise RequestFailed(*refusal)
         return await handler(request.params or {})
 
     async def _apply_fault(self, fault: Rule, request: Request) -> bool:
@@ -252,6 +265,8 @@ class FakeAppServer:
             raise RequestFailed(*self.profile.errors.already_initialized.answer())
         self.initialized = True
         self.client_name, result = initialize_result(self.profile, self.codex_home, params)
+        self.experimental_api = declares_experimental_api(params)
+        self.spawn(self._after(lambda: self._incidental(STARTUP, {})))
         return result
 
     async def thread_start(self, params: Any) -> Any:
@@ -285,6 +300,20 @@ class FakeAppServer:
         body = self.wire.thread(record, status="idle", turns=[])
         self.spawn(self._after(lambda: self.notify("thread/started", {"thread": body})))
         return self.wire.thread_response("thread_start", body, record)
+
+    def _incidental(self, trigger: str, params: Any) -> None:
+        """The notifications outside the lifecycle the profile sends with `trigger` (a
+        request method, or startup), their thread the request's."""
+        surface = self.profile.document.surface
+        if surface is None:
+            return
+        thread_id = params.get("threadId") if isinstance(params, dict) else None
+        for method in surface.notifications_with(trigger):
+            template = self.profile.wire.templates.get(notification_template(method))
+            filled = dict(template) if isinstance(template, dict) else {}
+            if "threadId" in filled and thread_id is not None:
+                filled["threadId"] = thread_id
+            self.notify(method, filled)
 
     async def _after(self, emit: Callable[[], None]) -> None:
         # Upstream answers the request first, then notifies.
@@ -322,14 +351,11 @@ class FakeAppServer:
                 developer = normalize_developer(params.get("developerInstructions"))
             loaded = LoadedThread(record=record, base=base, developer=developer)
             self.loaded[thread_id] = loaded
-            # Measured on both versions: loading a thread from disk reports it idle.
-            self.spawn(
-                self._after(
-                    lambda: self.notify(
-                        "thread/status/changed",
-                        {"threadId": thread_id, "status": self.wire.status("idle")},
-                    )
-                )
+            # Measured on 0.120.0 and 0.171.0: loading a thread from disk reports it idle,
+            # before the resume is answered.
+            self.notify(
+                "thread/status/changed",
+                {"threadId": thread_id, "status": self.wire.status("idle")},
             )
         elif behaviour.loaded_resume.value is LoadedResume.APPLIES_INSTRUCTIONS:
             if params.get("baseInstructions") is not None:
@@ -416,6 +442,17 @@ class FakeAppServer:
         listed = loaded.listed_turns() if loaded else record["turns"]
         turns = [self.wire.turn(t, view="full") for t in listed] if include else []
         status = "notLoaded" if loaded is None else ("active" if loaded.active else "idle")
+        unloaded = self.profile.wire.templates.get(THREAD_READ_UNLOADED)
+        if (
+            loaded is None
+            and isinstance(unloaded, dict)
+            and isinstance(unloaded.get("thread"), dict)
+        ):
+            # A thread read from disk: shaped as the release answers it (measured per profile).
+            thread = self.wire.thread(
+                record, status=status, turns=turns, template=unloaded["thread"]
+            )
+            return {**unloaded, "thread": thread}
         return {"thread": self.wire.thread(record, status=status, turns=turns)}
 
     async def thread_unsubscribe(self, params: Any) -> Any:

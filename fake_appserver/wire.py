@@ -58,10 +58,13 @@ class Wire:
     def stamps_notifications(self) -> bool:
         return bool(self.template("notifications_carry_emitted_at_ms"))
 
-    def thread(self, record: dict[str, Any], *, status: str, turns: list[Any]) -> Any:
+    def thread(
+        self, record: dict[str, Any], *, status: str, turns: list[Any], template: Any = None
+    ) -> Any:
+        """A thread as the `thread` template (or `template`) shapes it."""
         cwd = record["cwd"]
         thread = _fill(
-            self.template("thread"),
+            self.template("thread") if template is None else template,
             {
                 "id": record["id"],
                 "sessionId": record["id"],
@@ -79,7 +82,7 @@ class Wire:
                 "originator": record["originator"],
             },
         )
-        if "environments" in thread:
+        if thread.get("environments") is not None:
             thread["environments"] = [
                 {"environmentId": "local", "cwd": cwd, "runtimeWorkspaceRoots": [cwd]}
             ]

@@ -239,3 +239,22 @@ def test_validate_when_the_version_cannot_be_installed_exits_3_not_as_a_violatio
         "codex-probe validate: npm view @openai/codex@0.171.0 failed: registry unreachable\n"
     )
     assert captured.out == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ([], "give a FINDING or --surface KEY (one of them)"),
+        (["base-developer-placement", "--surface", "schema x"], "(one of them)"),
+        (["--surface", "answers"], "is not 'ASPECT KEY'; aspects: initialize, notifications"),
+        (["--surface", "answers nowhere A thread/start"], "no scenario 'nowhere'"),
+        (["--surface", "schema client request x", "--observed", "a"], "--observed reads a"),
+    ],
+)
+def test_bisect_refuses_anything_but_one_finding_or_one_surface_key(
+    tmp_path: Path, args: list[str], problem: str
+) -> None:
+    done = codex_probe("bisect", *args, "--good", "0.120.0", "--bad", "0.171.0", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert problem in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert files_under(tmp_path) == set()

@@ -42,6 +42,7 @@ VALUES = {
     '"${inputs[@]}"': "previous/history.json shards/1/history.json",
     '"${upgrade_args[@]}"': "--from 0.171.0 --to 0.172.0 --history reports/history",
     "$TARGET": "0.172.0",
+    "$BASE": "0.171.0",
 }
 ENDS = {"|", ">", ">>", "&&", "||", ";", "2>&1"}
 

@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.bisect",
     "codex_probe.cli.commands.history",
     "codex_probe.cli.commands.site",
+    "codex_probe.cli.commands.diff",
     "codex_probe.cli.commands.compile",
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",
@@ -56,9 +57,7 @@ def build_parser(words: Sequence[str] = ()) -> argparse.ArgumentParser:
         prog="codex-probe",
         description="Conformance and probe harness for the Codex app-server.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"codex-probe {package_version()}"
-    )
+    parser.add_argument("--version", action="version", version=f"codex-probe {package_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     if list(words[:1]) == ["--version"]:
         return parser  # no command needed to print it

@@ -11,6 +11,12 @@
 
 Findings of the fake-versus-real comparison judge our fake, not codex: they are
 reported here and never decide the exit code.
+
+The protocol surface of a version is compared with a base release's (the default codex-cli
+unless told otherwise). Under `--surface`, a change the reference driver would feel that
+the baseline does not accept (`kind = "surface"`, its `ASPECT KEY` as id) is 1, a surface
+that could not be compared is 3, and a stale surface entry is 1; without it, the changes
+are reported and decide nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
+from codex_probe.probes.domain.surface.delta import delta
+from codex_probe.probes.domain.surface.diff import SurfaceChange
 from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
@@ -37,6 +45,10 @@ MEANING = {
 STRICT_MEANING = {
     FAIL: "an assumption changed upstream (--strict) or a baseline entry is stale",
 }
+SURFACE_MEANING = {
+    FAIL: "a required assumption or a surface the driver touches changed upstream, "
+    "or a baseline entry is stale",
+}
 TAG = {PASS: "ok", FAIL: "FAIL", NO_VERDICT: "NO VERDICT"}
 
 
@@ -51,10 +63,20 @@ class Reason:
         return f"[{tag}] codex {self.version}: {self.text}"
 
 
+@dataclass(frozen=True)
+class SurfaceComparison:
+    """A version's surface against the base release's: the changes, or why there are none."""
+
+    base: str
+    changes: tuple[SurfaceChange, ...] = ()
+    problem: str | None = None  # why the surfaces could not be compared
+
+
 @dataclass
 class GateResult:
     strict: bool
     reasons: list[Reason] = field(default_factory=list)
+    surface: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -70,6 +92,8 @@ class GateResult:
         code = self.exit_code
         if self.strict and code in STRICT_MEANING:
             return STRICT_MEANING[code]
+        if self.surface and code in SURFACE_MEANING:
+            return SURFACE_MEANING[code]
         return MEANING[code]
 
     def lines(self) -> list[str]:
@@ -115,6 +139,84 @@ def evaluate(
         _stale_for_absent(result, version, accepted.values())
         result.reasons.append(Reason(PASS, version, _tally(findings)))
     return result
+
+
+def evaluate_surface(
+    result: GateResult,
+    comparisons: dict[str, SurfaceComparison | None],
+    *,
+    baseline: AcceptedChanges | None = None,
+    gate: bool = False,
+) -> None:
+    """Add the surface's reasons per version to `result` (None: the version is the base)."""
+    result.surface = gate
+    for version, comparison in comparisons.items():
+        accepted = (baseline or AcceptedChanges()).surface_for_version(version)
+        if comparison is None:
+            result.reasons.append(Reason(PASS, version, "surface: the base of the comparison"))
+            _stale_surface(result, version, accepted.values(), gate, compared=False)
+            continue
+        if comparison.problem is not None:
+            code = NO_VERDICT if gate else PASS
+            text = f"surface not compared with {comparison.base}: {comparison.problem}"
+            result.reasons.append(Reason(code, version, text))
+            _stale_surface(result, version, accepted.values(), gate, compared=False)
+            continue
+        result.reasons.extend(_surface_reasons(version, comparison, accepted, gate))
+        _stale_surface(result, version, accepted.values(), gate, compared=True)
+
+
+def _surface_reasons(
+    version: str, comparison: SurfaceComparison, accepted: dict[str, AcceptedChange], gate: bool
+) -> list[Reason]:
+    reasons = []
+    others = 0
+    reproduce = f"codex-probe diff {comparison.base} {version}"
+    for change in comparison.changes:
+        entry = accepted.pop(change.name, None)
+        if entry is not None:
+            text = f"surface {change.name}: changed, accepted by the baseline: {entry.reason}"
+            reasons.append(Reason(PASS, version, text))
+        elif change.driver_relevant:
+            told = "; ".join(delta(change.before, change.after, 3))
+            suffix = "" if gate else " (gated only with --surface)"
+            text = (
+                f"surface {change.name}: changed since {comparison.base}, and the reference "
+                f"driver touches it{suffix}: {_one_line(told)} Reproduce with: {reproduce}"
+            )
+            reasons.append(Reason(FAIL if gate else PASS, version, text))
+        else:
+            others += 1
+    relevant = sum(c.driver_relevant for c in comparison.changes)
+    reasons.append(
+        Reason(
+            PASS,
+            version,
+            f"surface against {comparison.base}: {len(comparison.changes)} change(s), "
+            f"{relevant} the driver would feel, {others} other(s) not gated ({reproduce})",
+        )
+    )
+    return reasons
+
+
+def _stale_surface(
+    result: GateResult,
+    version: str,
+    entries: Iterable[AcceptedChange],
+    gate: bool,
+    *,
+    compared: bool,
+) -> None:
+    for entry in entries:
+        if not compared:
+            text = f"surface {entry.assumption}: baseline entry not checked (no comparison)"
+            result.reasons.append(Reason(PASS, version, text))
+            continue
+        text = (
+            f"surface {entry.assumption}: stale baseline entry: the surface no longer differs "
+            f"there ({entry.reason})"
+        )
+        result.reasons.append(Reason(FAIL if gate else PASS, version, text))
 
 
 def _judge(finding: Finding, entry: AcceptedChange | None, strict: bool) -> list[Reason]:

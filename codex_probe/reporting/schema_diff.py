@@ -13,27 +13,31 @@ from typing import Any, Literal
 
 from deepdiff import DeepDiff
 
-from codex_probe.reporting.schema_shapes import Fields, MethodShape
+from codex_probe.harness.codex.schema_shapes import Fields, MethodShape
+from codex_probe.harness.driver.touches import driver_touches
 
-# The requests the reference driver sends and the spec's design rests on.
-DRIVER_METHODS = (
-    "thread/start",
-    "thread/resume",
-    "turn/start",
-    "turn/steer",
-    "thread/compact/start",
-    "thread/read",
-    "thread/rollback",
-)
-# The notifications the driver reads to follow a thread and its turns.
-DRIVER_NOTIFICATIONS = (
+# What the spec's design rests on besides what the reference driver touches (which
+# harness/driver/touches.py reads from the driver's code): the requests of a compaction,
+# a read and a rollback, and the notifications that follow a thread and its turns.
+SPEC_METHODS = ("thread/compact/start", "thread/read", "thread/rollback")
+SPEC_NOTIFICATIONS = (
     "thread/started",
     "thread/status/changed",
     "turn/started",
-    "turn/completed",
     "item/started",
     "item/completed",
     "thread/compacted",
+)
+_TOUCHES = driver_touches()
+# The requests the reference driver sends (its handshake aside) and the spec's design rests on.
+DRIVER_METHODS = (
+    *sorted(m for m in _TOUCHES.sends if m not in ("initialize", "initialized")),
+    *(m for m in SPEC_METHODS if m not in _TOUCHES.sends),
+)
+# The notifications the driver reads, then those the spec follows a thread and turns by.
+DRIVER_NOTIFICATIONS = (
+    *sorted(_TOUCHES.reads),
+    *(m for m in SPEC_NOTIFICATIONS if m not in _TOUCHES.reads),
 )
 PRIORITY = (
     *(("client request", method) for method in DRIVER_METHODS),

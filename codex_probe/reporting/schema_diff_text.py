@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from codex_probe.harness.codex.schema_shapes import enum_values
 from codex_probe.reporting.schema_diff import (
     DRIVER_METHODS,
     FieldChange,
@@ -16,7 +17,6 @@ from codex_probe.reporting.schema_diff import (
     PartDiff,
     SchemaDiff,
 )
-from codex_probe.reporting.schema_shapes import enum_values
 
 MARK = {"added": "+", "removed": "-", "retyped": "~", "now required": "!", "now optional": "?"}
 MAX_LINES_PER_PART = 60

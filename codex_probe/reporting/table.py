@@ -14,10 +14,9 @@ from codex_probe.probes.runner.scenarios import SCENARIOS
 
 CELL = {"holds": "holds", "changed": "CHANGED", "broken": "BROKEN", "unsupported": "n/a"}
 # The fake's verdicts in fidelity words (probes.tally), a difference in capitals.
-FIDELITY_CELL = (
-    {"holds": FIDELITY_WORDS["holds"], "unsupported": "n/a"}
-    | {verdict: FIDELITY_WORDS[verdict].upper() for verdict in ("changed", "broken")}
-)
+FIDELITY_CELL = {"holds": FIDELITY_WORDS["holds"], "unsupported": "n/a"} | {
+    verdict: FIDELITY_WORDS[verdict].upper() for verdict in ("changed", "broken")
+}
 NO_VERDICT = "-"
 ORDER = {
     **{assumption.id: index for index, assumption in enumerate(ASSUMPTIONS)},

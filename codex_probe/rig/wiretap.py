@@ -107,6 +107,9 @@ class Wiretap:
         self.calls: dict[str, int] = {}
         # Indices of requests whose stream the script dropped mid-body (End.DROPPED).
         self.dropped: list[int] = []
+        # The SSE event types written to each streamed answer, by request index, in order:
+        # up to where codex hung up, for an abandoned one.
+        self.streamed: dict[int, list[str]] = {}
 
     # -- lifecycle ------------------------------------------------------------
     async def __aenter__(self) -> Self:
@@ -321,6 +324,7 @@ class Wiretap:
         response = web.StreamResponse(
             status=200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
+        written = self.streamed.setdefault(index, [])
         try:
             await response.prepare(request)
             for step in steps:
@@ -329,6 +333,7 @@ class Wiretap:
                     released = self._released  # a later hold waits for a later release
                 else:
                     await response.write(sse_event(step))
+                    written.append(str(step.get("type")))
             if drop and request.transport is not None:
                 # What was written goes out, then the connection closes without the
                 # body's last chunk: the stream is cut as a network would cut it.

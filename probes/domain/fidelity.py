@@ -2,8 +2,12 @@
 
 The normalized form is what the model saw, as the readings label it (probes/domain/
 reading.py: our markers by name, codex's own blocks by their opening words), per step with
-its refusal or silence, then the lifecycle notifications in order; ids are masked. Equal
-forms are a fidelity that holds; otherwise DeepDiff says where they differ.
+its refusal or silence, then the lifecycle notifications in order; ids are masked. On top
+of it, the scenario's part of the protocol surface (probes/domain/surface/: every
+notification around each answer, the answers' shapes, the refusals, the model requests'
+keys, tools and events, the handshake) must be the same. Equal forms and an equal surface
+are a fidelity that holds; otherwise DeepDiff says where the forms differ, and
+`diff["surface"]` lists each surface key that differs, by aspect.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from codex_probe.probes.domain.findings import Fidelity
 from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
 from codex_probe.probes.domain.reading import normalized_request
 from codex_probe.probes.domain.stability import mask
+from codex_probe.probes.domain.surface.diff import diff_surfaces
+from codex_probe.probes.domain.surface.release import surface_of
 
 # Notifications that carry the lifecycle the design depends on; the rest (warnings,
 # rate limits, deprecation notices) are noise for the comparison of fake and real.
@@ -83,17 +89,40 @@ def lifecycle_notifications(observation: Observation) -> list[str]:
     return sequence
 
 
-def fidelity_of(real: ScenarioOutcome, fake: ScenarioOutcome) -> Fidelity | None:
-    """The fake-vs-real diff of a scenario's normalized observations (None: not comparable)."""
+def fidelity_of(
+    real: ScenarioOutcome, fake: ScenarioOutcome, *, surface: bool = True
+) -> Fidelity | None:
+    """The fake-vs-real diff of a scenario's normalized observations and (unless asked not
+    to) of its part of the surface (None: not comparable)."""
     if real.observation is None or fake.observation is None:
         return None
     real_seen, fake_seen = normalize(real.observation), normalize(fake.observation)
+    found: dict[str, Any] = {}
     # Equal as canonical JSON (types, order of lists and all) is no diff: DeepDiff, about
     # 30 ms a scenario, runs only to say where they differ.
-    if _canonical(real_seen) == _canonical(fake_seen):
-        return Fidelity(True, {})
-    diff = DeepDiff(real_seen, fake_seen, verbose_level=2)
-    return Fidelity(not diff, json.loads(diff.to_json()) if diff else {})
+    if _canonical(real_seen) != _canonical(fake_seen):
+        diff = DeepDiff(real_seen, fake_seen, verbose_level=2)
+        found = json.loads(diff.to_json()) if diff else {}
+    if surface and (differences := surface_differences(real.observation, fake.observation)):
+        found["surface"] = differences
+    return Fidelity(not found, found)
+
+
+def surface_differences(real: Observation, fake: Observation) -> list[dict[str, Any]]:
+    """Each key of the scenario's surface whose value differs between real and fake."""
+    name = real.scenario
+    real_surface = surface_of(real.version, {name: real.to_record()}, None)
+    fake_surface = surface_of(fake.version, {name: fake.to_record()}, None)
+    return [change.to_json() for change in diff_surfaces(real_surface, fake_surface)]
+
+
+def surface_aspects(diff: Any) -> dict[str, list[str]]:
+    """The aspects of a fidelity diff's surface differences, each with its keys."""
+    found: dict[str, list[str]] = {}
+    changes = diff.get("surface") if isinstance(diff, dict) else None
+    for change in changes or []:
+        found.setdefault(str(change["aspect"]), []).append(str(change["key"]))
+    return found
 
 
 def _canonical(value: Any) -> str:

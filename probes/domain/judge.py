@@ -16,7 +16,7 @@ from typing import Any
 from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import Assumption
 from codex_probe.probes.domain.expressions import refusal_rules
-from codex_probe.probes.domain.fidelity import fidelity_of
+from codex_probe.probes.domain.fidelity import fidelity_of, surface_aspects
 from codex_probe.probes.domain.findings import (
     BROKEN_PREFIX,
     CHANGED_PREFIX,
@@ -136,6 +136,13 @@ def judge_fidelity(
     finding.fidelity = replace(fidelity, profile=profile)
     finding.evidence = [f"fake profile: {profile['source']} {profile['path']}"]
     if fidelity.diff:
+        aspects = surface_aspects(fidelity.diff)
+        if aspects:
+            named = [
+                f"{aspect} ({len(keys)}: {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''})"
+                for aspect, keys in aspects.items()
+            ]
+            finding.evidence.append("the surface differs in " + "; ".join(named))
         finding.evidence.append(json.dumps(fidelity.diff)[:4000])
         finding.summary = (
             f"{FIDELITY_PREFIX} scenario {scenario} on {version} "

@@ -78,6 +78,10 @@ class Observation:
 
     # The step under way when the scenario broke (None for a scenario that ran through).
     failed_step: str | None = None
+    # The SSE event types the wiretap wrote to each streamed answer, by request index, and
+    # the indices of the answers codex hung up on before their end.
+    streamed: dict[int, list[str]] = field(default_factory=dict)
+    abandoned: list[int] = field(default_factory=list)
 
     def step(self, label: str) -> StepRecord:
         for step in self.steps:
@@ -96,8 +100,8 @@ class Observation:
 
     def to_record(self, failure: dict[str, Any] | None = None) -> dict[str, Any]:
         """The observation as plain JSON, the form every reader reads (probes/domain/
-        reading.py), with both directions of the transcript, the thread ids by label and
-        the text the wiretap answered each model request with."""
+        reading.py), with both directions of the transcript, the thread ids by label, the
+        text the wiretap answered each model request with, and the events it streamed."""
         entries = self.transcript.entries
         return {
             "steps": [
@@ -114,7 +118,14 @@ class Observation:
                 for step in self.steps
             ],
             "model_requests": [
-                {"index": r.index, "method": r.method, "path": r.path, "body": r.body}
+                {
+                    "index": r.index,
+                    "method": r.method,
+                    "path": r.path,
+                    "body": r.body,
+                    "events": list(self.streamed.get(r.index, [])),
+                    "abandoned": r.index in self.abandoned,
+                }
                 for r in self.requests
             ],
             "received": [

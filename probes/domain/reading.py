@@ -11,7 +11,8 @@ bundle's replay:
     {"steps": [{"step", "label", "result", "error" (code, message, and data when codex
                 sent one), "unanswered_within", "model_requests": [request index, ...],
                 "requires"?: [{"what", "expression"}], "transcript_span"?: [start, end]}],
-     "model_requests": [{"index", "method", "path", "body"}],
+     "model_requests": [{"index", "method", "path", "body",
+                         "events"?: [SSE event types streamed], "abandoned"?: bool}],
      "received": [every message codex sent, in order],
      "transcript"?: [[direction, message], ...] (both ways), "threads"?: {label: id},
      "answers"?: {request index: the wiretap's answer text} (codex-probe's records only),

@@ -1,24 +1,24 @@
 """The release x finding grid: one picture a person reads at a glance.
 
-Columns are releases in version order, rows are findings in the registry's order. A cell
-is coloured by its verdict; a bar on a cell's left edge marks a change point (the verdict
-differs from the release before), a dot marks a change of the observed values under the
-same verdict. The page lists every change point with what changed.
+Columns are releases in version order, rows are findings in the registry's order, then one
+row per aspect of the protocol surface. A finding's cell is coloured by its verdict; a bar
+on a cell's left edge marks a change point (the verdict differs from the release before),
+a dot marks a change of the observed values under the same verdict. A surface cell is
+blue where the release's surface was recorded, with a bar where any key of that aspect
+changed. The page lists every change point with what changed: the surface's by release.
 """
 
 from __future__ import annotations
 
 import html
-import itertools
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
-from codex_probe.probes.domain.stability import comparable
-from codex_probe.probes.runner.scenarios import SCENARIOS
+from codex_probe.probes.domain.surface.delta import delta
+from codex_probe.probes.domain.surface.release import ASPECTS
+from codex_probe.probes.releases.change_points import ChangePoint
+from codex_probe.probes.releases.history import finding_rows, history_change_points
 
 COLOURS = {
     "holds": "#3f9b4f",
@@ -27,28 +27,15 @@ COLOURS = {
     "unsupported": "#8da9c4",
     None: "#d0d0d0",
 }
+SURFACE_COLOUR = "#6c9bd2"
+SURFACE_ROW = "surface: "
 CELL, GAP, LEFT, TOP = 16, 2, 330, 74
 
 
-@dataclass(frozen=True)
-class ChangePoint:
-    finding: str
-    before: str  # the last release with the old value
-    after: str  # the first release with the new one
-    kind: str  # "verdict" or "observed"
-    detail: str
-
-    def describe(self) -> str:
-        return (
-            f"{self.finding}: {self.kind} changed in {self.after} "
-            f"(last same: {self.before}): {self.detail}"
-        )
-
-
 def rows(document: dict[str, Any]) -> list[str]:
-    found = {f for entry in document["releases"].values() for f in entry["findings"]}
-    ordered = [a.id for a in ASSUMPTIONS] + [f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS]
-    return [f for f in ordered if f in found] + sorted(found - set(ordered))
+    """The findings, then a row per surface aspect when any release recorded a surface."""
+    surfaced = any(isinstance(e.get("surface"), dict) for e in document["releases"].values())
+    return finding_rows(document) + ([SURFACE_ROW + a for a in ASPECTS] if surfaced else [])
 
 
 def columns(document: dict[str, Any]) -> list[str]:
@@ -61,37 +48,44 @@ def _cell(document: dict[str, Any], release: str, finding: str) -> dict[str, Any
 
 
 def change_points(document: dict[str, Any]) -> list[ChangePoint]:
-    points: list[ChangePoint] = []
-    releases = columns(document)
-    for finding in rows(document):
-        for before, after in itertools.pairwise(releases):
-            old, new = _cell(document, before, finding), _cell(document, after, finding)
-            if old is None or new is None:
-                continue
-            if old["verdict"] != new["verdict"]:
-                points.append(
-                    ChangePoint(
-                        finding, before, after, "verdict", f"{old['verdict']} -> {new['verdict']}"
-                    )
-                )
-            elif (differs := _differing(old.get("observed"), new.get("observed"))) is not None:
-                points.append(ChangePoint(finding, before, after, "observed", differs))
-    return points
+    """The history's change points as it recorded them (without any: those of its
+    findings, computed here)."""
+    recorded = document.get("change_points")
+    if isinstance(recorded, list):
+        return [ChangePoint.from_json(entry) for entry in recorded]
+    return history_change_points(document, None)
 
 
-def _differing(old: Any, new: Any) -> str | None:
-    old, new = comparable(old), comparable(new)
-    if json.dumps(old, sort_keys=True) == json.dumps(new, sort_keys=True):
-        return None
-    if isinstance(old, dict) and isinstance(new, dict):
+def describe(point: ChangePoint) -> str:
+    """One line: what changed where, and the release before it."""
+    return (
+        f"{point.key}: {point.kind} changed in {point.first_changed} "
+        f"(last same: {point.last_same}): {detail(point)}"
+    )
+
+
+def detail(point: ChangePoint, limit: int = 4) -> str:
+    if point.kind == "verdict":
+        return f"{point.before} -> {point.after}"
+    old, new = point.before, point.after
+    if point.kind == "observed" and isinstance(old, dict) and isinstance(new, dict):
         keys = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
         return "; ".join(f"{k}: {json.dumps(old.get(k))} -> {json.dumps(new.get(k))}" for k in keys)
-    return f"{json.dumps(old)} -> {json.dumps(new)}"
+    if point.kind == "observed":
+        return f"{json.dumps(old)} -> {json.dumps(new)}"
+    return "; ".join(delta(old, new, limit))
 
 
 def render_svg(document: dict[str, Any]) -> str:
     releases, findings = columns(document), rows(document)
-    points = {(p.finding, p.after): p for p in change_points(document)}
+    found = change_points(document)
+    points = {(p.key, p.first_changed): p for p in found if p.kind != "surface"}
+    surface_changes: dict[tuple[str, str], list[ChangePoint]] = {}
+    for surface_point in found:
+        if surface_point.kind == "surface":
+            aspect = SURFACE_ROW + surface_point.key.split(" ", 1)[0]
+            where = (aspect, surface_point.first_changed)
+            surface_changes.setdefault(where, []).append(surface_point)
     width = LEFT + len(releases) * (CELL + GAP) + 20
     height = TOP + len(findings) * (CELL + GAP) + 20
     out = [
@@ -111,6 +105,10 @@ def render_svg(document: dict[str, Any]) -> str:
         out.append(f'<text x="{LEFT - 8}" y="{y + CELL - 4}" text-anchor="end">{label}</text>')
         for column, release in enumerate(releases):
             x = LEFT + column * (CELL + GAP)
+            if finding.startswith(SURFACE_ROW):
+                changed = surface_changes.get((finding, release), [])
+                out += _surface_cell(document, release, finding, changed, x, y)
+                continue
             cell = _cell(document, release, finding)
             verdict = None if cell is None else cell["verdict"]
             missing = document["releases"][release].get("unavailable")
@@ -121,7 +119,7 @@ def render_svg(document: dict[str, Any]) -> str:
                 tip += f"\n{str(cell['summary'])[:300]}"
             point = points.get((finding, release))
             if point is not None:
-                tip += f"\n{point.kind} changed: {point.detail}"
+                tip += f"\n{point.kind} changed: {detail(point)}"
             colour = COLOURS.get(verdict, COLOURS[None])
             out.append(
                 f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}">'
@@ -137,6 +135,32 @@ def render_svg(document: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _surface_cell(
+    document: dict[str, Any],
+    release: str,
+    row: str,
+    changed: list[ChangePoint],
+    x: float,
+    y: float,
+) -> list[str]:
+    entry = document["releases"][release]
+    recorded = isinstance(entry.get("surface"), dict)
+    aspect = row.removeprefix(SURFACE_ROW)
+    tip = f"{aspect} of {release}: " + ("recorded" if recorded else "not recorded")
+    if changed:
+        keys = [point.key.split(" ", 1)[1] for point in changed]
+        tip += f"\n{len(keys)} key(s) changed: " + "; ".join(keys[:8])
+        tip += " ..." if len(keys) > 8 else ""
+    colour = SURFACE_COLOUR if recorded else COLOURS[None]
+    drawn = [
+        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}">'
+        f"<title>{html.escape(tip)}</title></rect>"
+    ]
+    if changed:
+        drawn.append(f'<rect x="{x - 2}" y="{y - 1}" width="3" height="{CELL + 2}" fill="#000"/>')
+    return drawn
+
+
 def render_html(document: dict[str, Any], svg_name: str) -> str:
     releases = columns(document)
     points = change_points(document)
@@ -149,10 +173,10 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
     asked = document.get("asked") or {}
     incomplete = (
         f'<p class="incomplete"><b>Incomplete:</b> asked for {len(asked.get("releases", []))} '
-        f'releases from {html.escape(str(asked.get("from")))} to '
-        f'{html.escape(str(asked.get("to")))}; {len(document.get("missing", []))} not recorded '
-        f'({html.escape(", ".join(document.get("missing", [])[:20]))}'
-        f'{" ..." if len(document.get("missing", [])) > 20 else ""}). Run the same command '
+        f"releases from {html.escape(str(asked.get('from')))} to "
+        f"{html.escape(str(asked.get('to')))}; {len(document.get('missing', []))} not recorded "
+        f"({html.escape(', '.join(document.get('missing', [])[:20]))}"
+        f"{' ...' if len(document.get('missing', [])) > 20 else ''}). Run the same command "
         "again to resume.</p>"
         if document.get("complete") is False
         else ""
@@ -173,10 +197,13 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
         )
     )
     listed = "\n".join(
-        f"<li><b>{html.escape(p.finding)}</b>: {p.kind} changed in <b>{html.escape(p.after)}</b> "
-        f"(last same: {html.escape(p.before)}): <code>{html.escape(p.detail)}</code></li>"
+        f"<li><b>{html.escape(p.key)}</b>: {p.kind} changed in "
+        f"<b>{html.escape(p.first_changed)}</b> (last same: {html.escape(p.last_same)}): "
+        f"<code>{html.escape(detail(p))}</code></li>"
         for p in points
+        if p.kind != "surface"
     )
+    surface = _surface_list([p for p in points if p.kind == "surface"])
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>codex-probe history {html.escape(span)}</title>
@@ -198,7 +225,31 @@ a dot: the observed values changed</span></p>
 <ul>
 {listed or "<li>none: every finding gives the same verdict and values on every release</li>"}
 </ul>
+{surface}
 {not_installable}
-<p>Per release: <code>releases/VERSION/verdict.json</code>; the data: <code>history.json</code>.</p>
+<p>Per release: <code>releases/VERSION/verdict.json</code> and
+<code>releases/VERSION/surface.json</code>; the data: <code>history.json</code>.</p>
 </body></html>
 """
+
+
+def _surface_list(points: list[ChangePoint]) -> str:
+    """The surface's change points by the release they came in, then by aspect."""
+    if not points:
+        return ""
+    by_release: dict[tuple[str, str], list[ChangePoint]] = {}
+    for point in points:
+        by_release.setdefault((point.first_changed, point.last_same), []).append(point)
+    parts = [f"<h2>Surface change points ({len(points)})</h2>"]
+    for (first, last), found in sorted(by_release.items(), key=lambda i: version_key(i[0][0])):
+        parts.append(
+            f"<h3>{html.escape(first)} (last same: {html.escape(last)}): {len(found)} key(s); "
+            f"<code>codex-probe diff {html.escape(last)} {html.escape(first)}</code></h3><ul>"
+        )
+        for point in found:
+            lines = "\n".join(delta(point.before, point.after, 8))
+            parts.append(
+                f"<li><b>{html.escape(point.key)}</b><br><code>{html.escape(lines)}</code></li>"
+            )
+        parts.append("</ul>")
+    return "\n".join(parts)

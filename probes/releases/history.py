@@ -1,18 +1,25 @@
-"""history.json: release x finding -> verdict and the key observed values.
+"""history.json: release x finding -> verdict and the key observed values; each release's
+protocol surface by digest and pointer (releases/VERSION/surface.json); every change point.
 
 A history run probes every release of a range in version order, writing history.json
 after each release, so an interrupted run loses at most the release it was on and a
 re-run resumes: a release already recorded by the same tool and the same set of probes is
 skipped. Shards of a range (`--shard K/N`, one CI job each) write their own files, which
 `merge` joins; every release entry says which tool and probe set recorded it.
+
+`change_points` lists where any recorded value changes along the range (change_points.py):
+a finding's verdict, its observed values under the same verdict, each key of the surface
+(its before and after cut down to the parts that differ).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,11 +28,17 @@ from codex_probe.harness.codex.versions import version_key
 from codex_probe.harness.files import write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
+from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
+from codex_probe.probes.releases.change_points import ChangePoint, Row, change_points, trimmed
 from codex_probe.probes.runner.release_run import ReleaseRun
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
 HISTORY_FILE = "history.json"
+RELEASES_FOLDER = "releases"
 
 
 class HistoryError(ValueError):
@@ -35,7 +48,7 @@ class HistoryError(ValueError):
 def probe_set() -> str:
     """A digest of what the probes ask: a change to it makes old records stale."""
     described = [[a.id, a.scenario, a.required, a.expected, a.reads] for a in ASSUMPTIONS]
-    text = json.dumps([described, list(SCENARIOS)], sort_keys=True)
+    text = json.dumps([described, list(SCENARIOS), {"surface": SURFACE_FORMAT}], sort_keys=True)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -62,8 +75,20 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
+def surface_path(version: str) -> str:
+    """Where a history keeps a release's surface, relative to its history.json."""
+    return f"{RELEASES_FOLDER}/{version}/{SURFACE_FILE}"
+
+
 def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
     profile = run.profile.to_json() if run.profile is not None else None
+    surface = None
+    if run.surface is not None:
+        surface = {
+            "digest": run.surface.digest(),
+            "path": surface_path(run.version),
+            "missing": list(run.surface.missing),
+        }
     return {
         "tool": TOOL,
         "probe_set": probe_set(),
@@ -71,6 +96,7 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
         "seconds": round(seconds, 1),
         "phases": run.timings,
         "fake_profile": profile,
+        "surface": surface,
         "findings": {
             finding_id: {
                 "verdict": finding.verdict.value,
@@ -132,14 +158,116 @@ def ask(document: dict[str, Any], first: str, last: str, releases: list[str]) ->
 
 
 def save_history(path: Path, document: dict[str, Any]) -> None:
+    """Write the history, its change points computed afresh from what it records."""
     releases = document["releases"]
     document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
+    document["change_points"] = [p.to_json() for p in history_change_points(document, path.parent)]
     document["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     asked = (document.get("asked") or {}).get("releases")
     if asked is not None:
         document["missing"] = [v for v in asked if v not in document["releases"]]
         document["complete"] = not document["missing"]
     write_json(path, document)
+
+
+# ----- change points ---------------------------------------------------------------------
+
+
+def finding_rows(document: dict[str, Any]) -> list[str]:
+    """Every finding of the history, in the registry's order, then any other."""
+    found = {f for entry in document["releases"].values() for f in entry["findings"]}
+    ordered = [a.id for a in ASSUMPTIONS] + [f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS]
+    return [f for f in ordered if f in found] + sorted(found - set(ordered))
+
+
+def history_rows(document: dict[str, Any], folder: Path | None) -> Iterator[Row]:
+    """The rows whose change points the history lists: each finding's verdict and its
+    observed values (ids masked), then each surface key (from the surface files under
+    `folder`; none without one). Values of surface rows are canonical JSON text."""
+    releases = document["releases"]
+    for finding in finding_rows(document):
+        cells = {v: e["findings"][finding] for v, e in releases.items() if finding in e["findings"]}
+        yield Row("verdict", finding, {v: cell["verdict"] for v, cell in cells.items()})
+        yield Row("observed", finding, {v: comparable(c.get("observed")) for v, c in cells.items()})
+    if folder is not None:
+        yield from surface_rows(document, folder)
+
+
+def surface_rows(document: dict[str, Any], folder: Path) -> Iterator[Row]:
+    values: dict[str, dict[str, str]] = {}
+    for version, entry in document["releases"].items():
+        pointer = entry.get("surface")
+        if not isinstance(pointer, dict) or not pointer.get("path"):
+            continue
+        for key, value in _surface_values(folder / str(pointer["path"]), version).items():
+            values.setdefault(key, {})[version] = value
+    ordered = sorted(values, key=lambda k: (ASPECTS.index(k.split(" ", 1)[0]), k))
+    for key in ordered:
+        yield Row("surface", key, values[key])
+
+
+def _surface_values(path: Path, version: str) -> dict[str, str]:
+    """`ASPECT KEY` -> canonical value of every key a surface file has a value for (a key
+    of a scenario it could not read has none; any other key it lacks is null)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return {}
+    return dict(_read_surface_values(path, version, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=512)
+def _read_surface_values(
+    path: Path, version: str, mtime: int, size: int
+) -> tuple[tuple[str, str], ...]:
+    try:
+        surface = load_surfaces(path).get(version)
+    except SurfaceFileError:
+        return ()
+    if surface is None:
+        return ()
+    return tuple(
+        (f"{aspect} {key}", json.dumps(value, sort_keys=True, separators=(",", ":")))
+        for aspect in ASPECTS
+        for key, value in surface.aspects[aspect].items()
+    )
+
+
+def history_change_points(document: dict[str, Any], folder: Path | None) -> list[ChangePoint]:
+    """Every change point: of a verdict, of the observed values where the verdict stayed,
+    of each surface key (cut down to what differs). A surface key seen only in some
+    releases is null in the others that have a surface."""
+    rows = list(history_rows(document, folder))
+    with_surface = {
+        v for v, e in document["releases"].items() if isinstance(e.get("surface"), dict)
+    }
+    rows = [_filled(row, with_surface, document) if row.kind == "surface" else row for row in rows]
+    points = change_points(rows)
+    verdicts = {(p.key, p.first_changed) for p in points if p.kind == "verdict"}
+    kept = []
+    for point in points:
+        if point.kind == "observed" and (point.key, point.first_changed) in verdicts:
+            continue
+        if point.kind == "surface":
+            before, after = json.loads(point.before), json.loads(point.after)
+            before, after = trimmed(before, after)
+            point = ChangePoint(
+                point.kind, point.key, point.first_changed, point.last_same, before, after
+            )
+        kept.append(point)
+    return kept
+
+
+def _filled(row: Row, with_surface: set[str], document: dict[str, Any]) -> Row:
+    """A surface row with null where a release has a surface without the key, unless the
+    key's scenario is one that surface could not read."""
+    aspect, key = row.key.split(" ", 1)
+    values = dict(row.values)
+    for version in with_surface - set(values):
+        missing = document["releases"][version]["surface"].get("missing") or []
+        if not in_gap(aspect, key, missing):
+            values[version] = "null"
+    return Row(row.kind, row.key, values)
 
 
 def merge_histories(documents: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
@@ -159,8 +287,8 @@ def copy_release_folders(
     documents: list[tuple[Path, dict[str, Any]]], merged: dict[str, Any], out: Path
 ) -> None:
     """Put beside the merged history each release's folder (releases/VERSION/: verdict.json,
-    the learned profile, the reproduction bundles), taken from beside a history that holds
-    the same record of it (the same `probed_at`) as the merged one."""
+    surface.json, the learned profile, the reproduction bundles), taken from beside a
+    history that holds the same record of it (the same `probed_at`) as the merged one."""
     for version, entry in merged["releases"].items():
         target = out / "releases" / version
         for path, document in documents:

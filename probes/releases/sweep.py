@@ -3,8 +3,9 @@
 While a release is probed the next one installs in the background (npm is I/O, the probes
 are CPU), and installs this run made are trimmed to a budget. After each release the
 history file, that release's verdict.json (with a reproduction bundle of each changed or
-broken finding of the real codex-cli beside it, as a probe run writes them) and the grid are
-written, so an interrupted sweep keeps everything it finished.
+broken finding of the real codex-cli beside it, as a probe run writes them), its
+surface.json and the grid are written, so an interrupted sweep keeps everything it
+finished.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.files import write_json, write_text_atomically
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.surface.file import write_surfaces
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
@@ -35,6 +37,7 @@ from codex_probe.probes.releases.history import (
     is_current,
     release_entry,
     save_history,
+    surface_path,
     unavailable_entry,
 )
 from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
@@ -114,6 +117,8 @@ def sweep(
             verdict = VerdictReport({version: dict(run.findings)})
             verdict.facts["fake_profiles"] = {version: run.profile.to_json()} if run.profile else {}
             write_json(folder / "verdict.json", verdict.to_json())
+            if run.surface is not None:
+                write_surfaces(out / surface_path(version), {version: run.surface})
             save_history(out / HISTORY_FILE, document)
             write_grid(out, document)
             counts = {v: 0 for v in Verdict}

@@ -6,6 +6,9 @@
 3. The scenarios run on the fake with that profile.
 4. Every finding asked for is judged: the assumptions from the real observations alone
    (they never depend on the fake), the fidelity findings from both.
+5. Asked for the whole set (`Selection.surface`), every scenario runs on the subject, and
+   the run reads the release's surface off their records and its schema
+   (probes/domain/surface/), and the fake's surface off the fake's: nothing more is started.
 
 A release whose install fails, whose scenarios break, or whose profile cannot be had still
 gives every finding asked for: `broken`, with the reason.
@@ -35,6 +38,8 @@ from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.judge import judge_assumption, judge_fidelity
 from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcome
 from codex_probe.probes.domain.stability import flips, steady_findings
+from codex_probe.probes.domain.surface.diff import diff_surfaces
+from codex_probe.probes.domain.surface.release import Surface, surface_of
 from codex_probe.probes.releases.learn.observed import Gap
 from codex_probe.probes.releases.learn.profile import LearnedProfile, LearnError, learn_profile
 from codex_probe.probes.runner.events import (
@@ -89,6 +94,12 @@ class ReleaseRun:
     flips: dict[str, Counter[str]] = field(default_factory=dict)
     # Why the probes cannot drive this release at all (None: they can).
     undrivable: str | None = None
+    # The release's surface (None: not asked for, or the release could not be run), and the
+    # fake's on the same scenarios (None: the fake did not run them all).
+    surface: Surface | None = None
+    fake_surface: Surface | None = None
+    # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
+    surface_flips: list[str] = field(default_factory=list)
 
     def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
         """The subject's run of the scenario an assumption's finding was read from."""
@@ -228,9 +239,20 @@ async def probe_release_repeated(
     found = [run.findings for run in runs]
     first.flips = flips(found)
     first.findings = steady_findings(found)
+    first.surface_flips = surface_flips(runs)
     for finding in first.findings.values():
         on_event(FindingJudged(finding, first.outcome_of(finding)))
     return first
+
+
+def surface_flips(runs: list[ReleaseRun]) -> list[str]:
+    """Every surface key whose value is not the same in every run (runs without a surface
+    aside)."""
+    surfaces = [run.surface for run in runs if run.surface is not None]
+    flipped: dict[str, None] = {}
+    for other in surfaces[1:]:
+        flipped.update(dict.fromkeys(change.name for change in diff_surfaces(surfaces[0], other)))
+    return list(flipped)
 
 
 async def _run_release(
@@ -243,12 +265,54 @@ async def _run_release(
     subject: Subject,
     on_event: Listener,
 ) -> ReleaseRun:
+    subject_backend: list[Backend] = []
+    run = await _run_scenarios_and_judge(
+        version,
+        selection,
+        jobs=jobs,
+        learned_dir=learned_dir,
+        always_learn=always_learn,
+        subject=subject,
+        on_event=on_event,
+        backend_used=subject_backend,
+    )
+    if selection.surface and subject_backend:
+        schema = subject_backend[0].schema_folder
+        run.surface = read_surface(version, run.subject, schema)
+        if set(run.fake) >= set(SCENARIOS):
+            run.fake_surface = read_surface(version, run.fake, schema)
+    return run
+
+
+def read_surface(
+    version: str, outcomes: dict[str, ScenarioOutcome], schema: Path | None
+) -> Surface:
+    """The surface of the scenario runs `outcomes` (one that broke is a gap)."""
+    records = {
+        name: None if outcome.observation is None else outcome.observation.to_record()
+        for name, outcome in outcomes.items()
+    }
+    return surface_of(version, records, schema)
+
+
+async def _run_scenarios_and_judge(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int,
+    learned_dir: Path,
+    always_learn: bool = False,
+    subject: Subject,
+    on_event: Listener,
+    backend_used: list[Backend],
+) -> ReleaseRun:
     limit = asyncio.Semaphore(max(1, jobs))
     if subject.kind == "fake":
-        selection = Selection(selection.assumptions, (), compare_with_fake=False)
+        selection = replace(selection, fidelity=(), compare_with_fake=False)
     flags = subject.reproduce_flags
     try:
         subject_backend = subject.backend(version)
+        backend_used.append(subject_backend)
     except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
         reason = f"codex-cli {version} could not be installed: {error}"
         if subject.kind == "fake":
@@ -258,7 +322,7 @@ async def _run_release(
 
     checked_in = None if always_learn else checked_in_path(version)
     learning = selection.compare_with_fake and checked_in is None
-    subject_names = list(SCENARIOS) if learning else selection.scenarios
+    subject_names = list(SCENARIOS) if learning else selection.subject_scenarios
     fake_names = selection.scenarios if selection.compare_with_fake else []
 
     clock = _Clock()

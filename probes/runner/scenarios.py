@@ -13,6 +13,11 @@ from codex_probe.harness.codex.appserver import CLIENT_NAME, CLIENT_VERSION
 from codex_probe.harness.driver.params import text_input
 from codex_probe.probes.domain.expressions import item_notified
 from codex_probe.probes.domain.reading import marker
+from codex_probe.probes.domain.surface.release import (
+    EXPERIMENTAL_WITH,
+    EXPERIMENTAL_WITHOUT,
+    INITIALIZE_WITH_EXPERIMENTAL,
+)
 from codex_probe.probes.runner.steps import Completion, Requirement, Scenario, ScenarioRun
 from codex_probe.rig.homes import DEFAULT_MODEL, OPENAI_PROVIDER_NAME
 from codex_probe.rig.replies import End, FunctionCall, Message, Reasoning, Reply, exec_command
@@ -20,6 +25,9 @@ from codex_probe.rig.replies import End, FunctionCall, Message, Reasoning, Reply
 UNKNOWN_THREAD_ID = "10192eed-8b3c-40de-bf2b-7a58e72ab0d1"
 MALFORMED_THREAD_ID = "not-a-uuid"
 UNKNOWN_METHOD = "codex-probe/no-such-method"
+# A field of thread/start that 0.120.0 and 0.171.0 accept only from a client that declared
+# the experimentalApi capability at initialize.
+EXPERIMENTAL_FIELD = "experimentalRawEvents"
 # A refusal takes milliseconds; 0.120.0 leaves an interrupt without a turn unanswered
 # until a later turn is interrupted, and that silence must not cost the full deadline.
 SILENCE_DEADLINE_S = 1.0
@@ -242,14 +250,21 @@ async def reads_before_the_first_turn(run: ScenarioRun) -> None:
 
 
 async def handshake(run: ScenarioRun) -> None:
-    """The answers around initialize: before it, twice, and to a method codex lacks."""
+    """The answers around initialize: before it, twice, and to a method codex lacks; and an
+    experimental field asked for without the experimentalApi capability (the first process,
+    initialized as every scenario's is, declares none) and with it (the initialize here
+    declares it), on the two processes the scenario starts anyway."""
+    experimental = {"cwd": str(run.home.workdir), EXPERIMENTAL_FIELD: True}
+    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITHOUT)
     await run.restart(initialize=False)
     await run.attempt("thread/start", {"cwd": str(run.home.workdir)}, "before-initialize")
     client = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
-    await run.attempt("initialize", client, "initialize")
+    declared = {**client, "capabilities": {"experimentalApi": True}}
+    await run.attempt("initialize", declared, INITIALIZE_WITH_EXPERIMENTAL)
     await run.rpc.notify("initialized")
     await run.attempt("initialize", client, "initialize-again")
     await run.attempt(UNKNOWN_METHOD, {}, "unknown-method")
+    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITH)
 
 
 async def remote_compaction(run: ScenarioRun) -> None:

@@ -25,9 +25,14 @@ class Selection:
     assumptions: tuple[Assumption, ...]
     fidelity: tuple[str, ...]  # scenarios whose fake-vs-real finding is asked for
     compare_with_fake: bool
+    # The release's surface too: every scenario runs on the subject (probes/domain/surface/),
+    # or only `surface_scenarios` when a part of the surface is enough (bisect --surface).
+    surface: bool = False
+    surface_scenarios: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
+        """The findings `only` names (all without it, and then the surface too)."""
         chosen = None if not only else set(only)
         return cls(
             assumptions=tuple(a for a in ASSUMPTIONS if chosen is None or a.id in chosen),
@@ -35,7 +40,14 @@ class Selection:
                 s for s in SCENARIOS if fidelity and (chosen is None or fidelity_id(s) in chosen)
             ),
             compare_with_fake=fidelity,
+            surface=not only,
         )
+
+    @classmethod
+    def surface_only(cls, scenarios: tuple[str, ...] | None = None) -> Selection:
+        """No finding, only the release's surface: every scenario on the real codex-cli, or
+        those named (none: the schema alone)."""
+        return cls((), (), compare_with_fake=False, surface=True, surface_scenarios=scenarios)
 
     @property
     def finding_ids(self) -> list[str]:
@@ -46,6 +58,14 @@ class Selection:
         """Every scenario a finding asked for reads, in the registry's order."""
         wanted = {a.scenario for a in self.assumptions} | set(self.fidelity)
         return [s for s in SCENARIOS if s in wanted]
+
+    @property
+    def subject_scenarios(self) -> list[str]:
+        """The scenarios run on the subject: those the findings read, or all of them for
+        the surface."""
+        if not self.surface:
+            return self.scenarios
+        return list(SCENARIOS if self.surface_scenarios is None else self.surface_scenarios)
 
 
 @dataclass(frozen=True)

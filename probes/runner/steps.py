@@ -157,6 +157,8 @@ class ScenarioRun:
             home_config=dict(self.home.config),
             workdir=str(self.home.workdir),
             failed_step=self.in_progress,
+            streamed={index: list(types) for index, types in self.tap.streamed.items()},
+            abandoned=list(self.tap.abandoned),
         )
 
     # ----- steps -----------------------------------------------------------------
@@ -240,8 +242,10 @@ class ScenarioRun:
         def matches(note: Notification) -> bool:
             params = note.params if isinstance(note.params, dict) else {}
             item = params.get("item")
-            return thread_of(note) == thread_id and isinstance(item, dict) and (
-                item.get("type") == kind
+            return (
+                thread_of(note) == thread_id
+                and isinstance(item, dict)
+                and (item.get("type") == kind)
             )
 
         return (await self.session.wait_for(method, matches)).params

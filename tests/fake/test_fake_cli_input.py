@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,13 @@ def fake_codex(
     return subprocess.run(argv, stdin=stdin, capture_output=True, text=True, env=env, timeout=30)
 
 
+def answers(done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """What the fake wrote that answers a request (its notifications aside: a profile's
+    startup notifications follow an initialize answer)."""
+    written = [json.loads(line) for line in done.stdout.splitlines()]
+    return [message for message in written if "method" not in message]
+
+
 def requests_file(tmp_path: Path, *frames: dict[str, object]) -> Path:
     path = tmp_path / "requests.jsonl"
     path.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
@@ -72,7 +80,7 @@ def test_app_server_reading_requests_from_a_file_answers_them_and_exits_0(
 ) -> None:
     done = fake_codex(codex_home, "app-server", stdin=requests_file(tmp_path, INITIALIZE))
     assert (done.returncode, done.stderr) == (0, "")
-    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    [answer] = answers(done)
     assert answer["id"] == 1 and "fake-codex" in answer["result"]["userAgent"]
 
 
@@ -81,7 +89,7 @@ def test_app_server_reading_requests_from_a_file_answers_them_and_exits_0(
 
 def user_agent(done: subprocess.CompletedProcess[str]) -> str:
     assert done.returncode == 0, done.stderr
-    agent: str = json.loads(done.stdout.splitlines()[0])["result"]["userAgent"]
+    agent: str = answers(done)[0]["result"]["userAgent"]
     return agent
 
 
@@ -133,7 +141,7 @@ def test_requests_read_with_the_first_initialize_are_answered_after_it_in_order(
         codex_home, "app-server", stdin=requests_file(tmp_path, INITIALIZE, listed, again)
     )
     assert (done.returncode, done.stderr) == (0, "")
-    first, second, third = [json.loads(line) for line in done.stdout.splitlines()]
+    first, second, third = answers(done)
     assert first["id"] == 1 and "t/0.171.0 (fake-codex)" in first["result"]["userAgent"]
     assert second == {"id": 2, "result": {"data": [], "nextCursor": None}}
     assert third["id"] == 3 and third["error"]["message"] == "Already initialized"
@@ -144,7 +152,7 @@ def test_a_first_request_other_than_initialize_is_refused_as_before_initialize(
 ) -> None:
     listed = {"id": 1, "method": "thread/loaded/list", "params": {}}
     done = fake_codex(codex_home, "app-server", stdin=requests_file(tmp_path, listed, INITIALIZE))
-    refused, initialized = [json.loads(line) for line in done.stdout.splitlines()]
+    refused, initialized = answers(done)
     assert refused["id"] == 1 and refused["error"]["message"] == "Not initialized"
     assert initialized["id"] == 1 and "result" in initialized
 
@@ -155,7 +163,7 @@ def test_an_initialize_without_its_newline_at_the_end_of_stdin_is_answered(
     path = tmp_path / "requests.jsonl"
     path.write_text(json.dumps(INITIALIZE))
     done = fake_codex(codex_home, "app-server", stdin=path)
-    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    [answer] = answers(done)
     assert answer["id"] == 1 and "result" in answer
 
 
@@ -173,7 +181,7 @@ def test_a_line_that_is_no_message_gets_a_parse_error_and_the_next_line_is_answe
 ) -> None:
     done = fake_codex(codex_home, "app-server", stdin=unreadable_then_initialize(tmp_path))
     assert (done.returncode, done.stderr) == (0, "")
-    not_json, not_an_object, initialized = [json.loads(line) for line in done.stdout.splitlines()]
+    not_json, not_an_object, initialized = answers(done)
     assert not_json["id"] is None and not_json["error"]["code"] == -32700
     assert not_json["error"]["message"].startswith("Parse error: not JSON (")
     assert not_an_object == {
@@ -196,8 +204,8 @@ def test_the_answer_to_a_line_that_is_no_message_is_the_profiles(
         str(profile),
         stdin=unreadable_then_initialize(tmp_path),
     )
-    answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert answers[1]["error"] == {
+    answered = answers(done)
+    assert answered[1]["error"] == {
         "code": -32099,
         "message": "unreadable (a JSON list, not an object)",
     }

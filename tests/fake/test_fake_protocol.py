@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.fake_appserver.profile import available_versions
+from codex_probe.fake_appserver.profile import available_versions, load_profile
 from codex_probe.harness.jsonrpc.errors import ServerError
 from tests.fake.conftest import FakeProcesses, copy_profile, edit, texts
 
@@ -71,6 +71,17 @@ async def test_a_turn_notifies_in_upstream_order(fake: FakeProcesses, profile: s
     thread_id = await fake.new_thread(client)
     await fake.turn(client, thread_id, "hi")
     methods = [m["method"] for m in fake.transcript.messages("recv") if "method" in m]
+    surface = load_profile(profile).document.surface
+    assert surface is not None
+    # The release's notifications outside the lifecycle come too, with what triggers them.
+    incidental = {n.method for n in surface.incidental_notifications}
+    triggered = {
+        n.method
+        for n in surface.incidental_notifications
+        if n.trigger in ("startup", "thread/start", "turn/start")
+    }
+    assert triggered <= set(methods)
+    methods = [m for m in methods if m not in incidental]
     assert methods == [
         "thread/started",
         "thread/status/changed",
@@ -221,6 +232,26 @@ async def test_errors_use_the_codes_and_messages_measured_upstream(
             "turn/steer", {"threadId": thread_id, "input": [], "expectedTurnId": "x"}
         )
     assert no_turn.value.message == "no active turn to steer"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_an_experimental_field_is_refused_unless_initialize_declared_experimental_api(
+    fake: FakeProcesses,
+    profile: str,
+) -> None:
+    plain = await fake.start(profile)
+    with pytest.raises(ServerError) as refused:
+        await fake.new_thread(plain, experimentalRawEvents=True)
+    assert (refused.value.code, refused.value.message) == (
+        -32600,
+        "thread/start.experimentalRawEvents requires experimentalApi capability",
+    )
+    declared = await fake.start(profile, initialize=False)
+    await declared.request(
+        "initialize",
+        {"clientInfo": {"name": "t", "version": "1"}, "capabilities": {"experimentalApi": True}},
+    )
+    assert await fake.new_thread(declared, experimentalRawEvents=True)
 
 
 IMAGE_ONLY = [{"type": "image", "url": "http://127.0.0.1:9/picture.png"}]

@@ -134,4 +134,5 @@ def test_the_launcher_runs_the_fake_it_was_written_for_whatever_the_callers_pyth
         timeout=30,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert "t/0.171.0 (fake-codex)" in json.loads(done.stdout)["result"]["userAgent"]
+    answer = json.loads(done.stdout.splitlines()[0])  # the profile's startup notices follow it
+    assert "t/0.171.0 (fake-codex)" in answer["result"]["userAgent"]

@@ -49,6 +49,22 @@ def test_bisect_names_the_release_where_the_base_instructions_left_the_instructi
     assert f"  {MOVED}: base_at = " in done.stderr  # each step as it is probed
 
 
+def test_bisect_of_a_surface_key_names_the_release_where_its_value_changed() -> None:
+    key = "model_requests start turn-1 #0"
+    done = codex_probe("bisect", "--surface", key, "--good", BEFORE, "--bad", AFTER, "--json")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert (result["surface"], result["first_changed"], result["last_same"]) == (
+        key,
+        MOVED,
+        BEFORE,
+    )
+    values = {step["version"]: step["value"] for step in result["steps"]}
+    assert values[BEFORE]["instructions"] == "BASE-V1"
+    assert values[MOVED]["instructions"] is None
+    assert values[MOVED]["input"][0] == {"role": "developer", "parts": ["BASE-V1"]}
+
+
 def test_bisect_of_an_unchanged_finding_says_there_is_no_change(tmp_path: Path) -> None:
     done = codex_probe(
         "bisect",
@@ -97,6 +113,16 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
         assert (tmp_path / "releases" / release / repro["path"] / "reproduce.py").is_file()
     moved = f"base-developer-placement: observed changed in {MOVED} (last same: {BEFORE})"
     assert moved in done.stdout
+    for release, entry in history["releases"].items():
+        assert entry["surface"]["path"] == f"releases/{release}/surface.json"
+        assert (tmp_path / entry["surface"]["path"]).is_file() and entry["surface"]["missing"] == []
+    surface_points = {
+        (p["key"], p["first_changed"], p["last_same"])
+        for p in history["change_points"]
+        if p["kind"] == "surface"
+    }
+    assert ("model_requests start turn-1 #0", MOVED, BEFORE) in surface_points
+    assert f"  {MOVED} (last same: {BEFORE}): " in done.stdout
     page = (tmp_path / "history.html").read_text()
     assert f"<b>base-developer-placement</b>: observed changed in <b>{MOVED}</b>" in page
     assert "<svg" in (tmp_path / "history.svg").read_text()
@@ -111,7 +137,7 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
     built = codex_probe("site", "--history", str(tmp_path), "--out", str(site))
     assert built.returncode == 0, built.stderr
     finding = (site / "findings" / "base-developer-placement.html").read_text()
-    assert f"First changed in <a href=\"../releases/{MOVED}.html\">{MOVED}</a>" in finding
+    assert f'First changed in <a href="../releases/{MOVED}.html">{MOVED}</a>' in finding
     release = json.loads((site / "data" / "releases" / f"{MOVED}.json").read_text())
     bundle = release["findings"]["resume-refresh-cold"]["bundle"]["file"]
     assert (site / "data" / bundle).is_file()

@@ -10,7 +10,7 @@ from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.domain import fidelity
 from codex_probe.probes.domain.fidelity import fidelity_of
 from codex_probe.probes.domain.findings import Fidelity
-from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
+from codex_probe.probes.domain.observation import Observation, ScenarioOutcome, StepRecord
 
 
 def outcomes(
@@ -40,3 +40,39 @@ def test_lists_in_another_order_differ(monkeypatch: pytest.MonkeyPatch) -> None:
     real, fake = outcomes(monkeypatch, {"items": ["a", "b"]}, {"items": ["b", "a"]})
     compared = fidelity_of(real, fake)
     assert compared is not None and compared.fake_matches_real is False
+
+
+def said(*messages: tuple[str, dict[str, Any]]) -> Transcript:
+    transcript = Transcript()
+    for direction, message in messages:
+        transcript.record(direction, message)  # type: ignore[arg-type]
+    return transcript
+
+
+def test_the_surface_differing_fails_fidelity_and_names_the_aspect_and_key() -> None:
+    def run(kind: str, notices: list[str]) -> ScenarioOutcome:
+        transcript = said(
+            ("send", {"id": 1, "method": "initialize", "params": {}}),
+            ("recv", {"id": 1, "result": {"userAgent": "x"}}),
+            *(("recv", {"method": method, "params": {}}) for method in notices),
+        )
+        step = StepRecord("restart", "restart-0", {}, transcript_span=(0, len(transcript.entries)))
+        observation = Observation("start", kind, "0.171.0", [step], [], transcript, "", {})
+        return ScenarioOutcome(observation)
+
+    real, fake = run("real", ["configWarning"]), run("fake", [])
+    compared = fidelity_of(real, fake)
+    assert compared is not None and compared.fake_matches_real is False
+    assert compared.diff["surface"] == [
+        {
+            "aspect": "notifications",
+            "key": "start (outside the lifecycle)",
+            "before": ["configWarning"],
+            "after": None,
+            "driver_relevant": False,
+        }
+    ]
+    assert fidelity.surface_aspects(compared.diff) == {
+        "notifications": ["start (outside the lifecycle)"]
+    }
+    assert fidelity_of(real, run("fake", ["configWarning"])) == Fidelity(True, {})

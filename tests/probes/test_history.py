@@ -10,6 +10,8 @@ import pytest
 
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.file import write_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS, Surface
 from codex_probe.probes.releases.grid import change_points, render_html, render_svg, rows
 from codex_probe.probes.releases.history import (
     HistoryError,
@@ -19,6 +21,8 @@ from codex_probe.probes.releases.history import (
     load_history,
     merge_histories,
     probe_set,
+    save_history,
+    surface_path,
     unavailable_entry,
     unavailable_releases,
 )
@@ -94,7 +98,7 @@ def test_change_points_mark_verdict_changes_and_observed_changes_but_not_ids() -
         "at": "changed",
         "profile": {"path": "/elsewhere"},
     }
-    points = [(p.finding, p.kind, p.before, p.after) for p in change_points(document)]
+    points = [(p.key, p.kind, p.last_same, p.first_changed) for p in change_points(document)]
     assert points == [("a", "verdict", "0.1.0", "0.2.0"), ("b", "observed", "0.1.0", "0.2.0")]
 
 
@@ -179,8 +183,12 @@ def test_merge_copies_each_release_folder_from_beside_the_history_whose_record_i
     (shard / "releases" / "0.2.0" / "verdict.json").write_text("new 0.2.0")
     out = tmp_path / "all"
     done = codex_probe(
-        "history", "merge", str(shard / "history.json"), str(previous / "history.json"),
-        "--out", str(out),
+        "history",
+        "merge",
+        str(shard / "history.json"),
+        str(previous / "history.json"),
+        "--out",
+        str(out),
     )
     assert done.returncode == 0, done.stderr
     assert (out / "releases" / "0.1.0" / "verdict.json").read_text() == "old 0.1.0"
@@ -233,3 +241,112 @@ def test_an_interrupted_history_says_what_it_was_asked_for_and_what_it_lacks(
     assert document["complete"] is False and document["missing"] == asked[1:]
     page = (out / "history.html").read_text()
     assert "Incomplete:" in page and "asked for 4 releases from 0.160.0 to 0.162.0" in page
+
+
+def with_surface(
+    folder: Path,
+    document: dict[str, Any],
+    version: str,
+    missing: tuple[str, ...] = (),
+    **aspects: Any,
+) -> None:
+    """Record a surface of `version` in a history folder, as a sweep does."""
+    found = Surface(version, {a: dict(aspects.get(a, {})) for a in ASPECTS}, missing)
+    write_surfaces(folder / surface_path(version), {version: found})
+    document["releases"][version]["surface"] = {
+        "digest": found.digest(),
+        "path": surface_path(version),
+        "missing": list(missing),
+    }
+
+
+def surface_history(folder: Path) -> dict[str, Any]:
+    document = history(
+        **{v.replace(".", "_"): entry("t", a="holds") for v in ("0.1.0", "0.2.0", "0.3.0", "0.4.0")}
+    )
+    params = {"params": {"cwd": "string", "model": "null|string"}}
+    with_surface(folder, document, "0.1.0", schema={"client request thread/start": params})
+    with_surface(
+        folder,
+        document,
+        "0.2.0",
+        schema={"client request thread/start": {"params": {"cwd": "string", "model": "string"}}},
+        answers={"s A thread/list": {"$": "object"}},
+    )
+    with_surface(  # the scenario s broke: its keys are a gap, not gone
+        folder,
+        document,
+        "0.3.0",
+        missing=("s",),
+        schema={"client request thread/start": {"params": {"cwd": "string", "model": "string"}}},
+    )
+    with_surface(
+        folder,
+        document,
+        "0.4.0",
+        schema={"client request thread/start": {"params": {"cwd": "string", "model": "string"}}},
+    )
+    return document
+
+
+def test_surface_change_points_name_the_key_both_releases_and_only_what_differs(
+    tmp_path: Path,
+) -> None:
+    document = surface_history(tmp_path)
+    save_history(tmp_path / "history.json", document)
+    saved = json.loads((tmp_path / "history.json").read_text())
+    surface = [p for p in saved["change_points"] if p["kind"] == "surface"]
+    assert surface == [
+        {
+            "kind": "surface",
+            "key": "answers s A thread/list",
+            "first_changed": "0.2.0",
+            "last_same": "0.1.0",
+            "before": None,
+            "after": {"$": "object"},
+        },
+        {
+            "kind": "surface",
+            "key": "answers s A thread/list",
+            "first_changed": "0.4.0",
+            "last_same": "0.2.0",
+            "before": {"$": "object"},
+            "after": None,
+        },
+        {
+            "kind": "surface",
+            "key": "schema client request thread/start",
+            "first_changed": "0.2.0",
+            "last_same": "0.1.0",
+            "before": {"params": {"model": "null|string"}},
+            "after": {"params": {"model": "string"}},
+        },
+    ]
+    assert saved["releases"]["0.2.0"]["surface"]["path"] == "releases/0.2.0/surface.json"
+
+
+def test_the_grid_has_a_row_per_surface_aspect_marked_where_it_changed(tmp_path: Path) -> None:
+    document = surface_history(tmp_path)
+    save_history(tmp_path / "history.json", document)
+    assert rows(document)[-len(ASPECTS) :] == [f"surface: {aspect}" for aspect in ASPECTS]
+    svg = render_svg(document)
+    assert "1 key(s) changed: client request thread/start" in svg
+    page = render_html(document, "history.svg")
+    assert "<h2>Surface change points (3)</h2>" in page
+    assert "<code>codex-probe diff 0.1.0 0.2.0</code>" in page
+    assert "~ model: null|string -&gt; string" in page
+
+
+def test_history_merge_keeps_the_surface_files_of_the_releases_it_joins(tmp_path: Path) -> None:
+    shard = tmp_path / "shard-1"
+    document = surface_history(shard)
+    (shard / "history.json").write_text(json.dumps(document))
+    out = tmp_path / "all"
+    done = codex_probe("history", "merge", str(shard / "history.json"), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (out / "releases" / "0.4.0" / "surface.json").is_file()
+    merged = json.loads((out / "history.json").read_text())
+    assert len([p for p in merged["change_points"] if p["kind"] == "surface"]) == 3
+    assert "0.2.0 (last same: 0.1.0): 1 answers, 1 schema; codex-probe diff 0.1.0 0.2.0" in (
+        done.stdout
+    )

@@ -16,6 +16,8 @@ import pytest
 from codex_probe.fake_appserver.profile import PROFILES_DIR, checked_in_path, load_profile
 from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.surface.file import SURFACE_FILE, load_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from tests.child_processes import interruptible
 from tests.once import made_once
@@ -119,6 +121,20 @@ def test_a_reproduce_command_reruns_just_that_probe(
     assert done.returncode == 0, done.stdout[-2000:]
     findings = json.loads((tmp_path / "verdict.json").read_text())["versions"]
     assert list(findings[default_codex.version]) == ["error-steer-wrong-turn"]
+    assert not (tmp_path / SURFACE_FILE).exists()  # some findings are not the whole surface
+
+
+def test_the_surface_of_the_release_is_written_beside_the_verdict(
+    default_run: Path,
+    default_codex: Installation,
+) -> None:
+    surfaces = load_surfaces(default_run / SURFACE_FILE)
+    surface = surfaces[default_codex.version]
+    assert list(surfaces) == [default_codex.version]
+    assert surface.complete and set(surface.scenarios) == set(SCENARIOS)
+    assert all(surface.aspects[aspect] for aspect in ASPECTS), surface.aspects.keys()
+    terminal = (default_run / "terminal.txt").read_text()
+    assert f"surface of codex-cli {default_codex.version}: {surface.digest()}" in terminal
 
 
 def test_an_unknown_probe_id_is_a_usage_error_listing_the_known_ones(tmp_path: Path) -> None:

@@ -65,6 +65,7 @@ def test_a_selection_of_assumptions_runs_only_their_scenarios_on_the_real_codex(
     assert list(run.subject) == ["errors"] and run.fake == {} and run.profile is None
     assert run.findings["error-steer-wrong-turn"].verdict is Verdict.HOLDS
     assert set(run.timings) == {"real"}
+    assert run.surface is None  # some findings are not the whole surface
 
 
 def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_why(
@@ -81,6 +82,7 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
         "codex-cli 0.150.0 could not be installed: npm installed nothing" in f.evidence[0]
         for f in run.findings.values()
     )
+    assert run.surface is None
 
 
 @dataclass(frozen=True)

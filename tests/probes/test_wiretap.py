@@ -74,6 +74,27 @@ async def test_model_request_is_answered_with_created_one_assistant_message_and_
     assert events[2]["response"]["usage"]["total_tokens"] == 0
 
 
+async def test_the_events_streamed_to_each_answer_are_remembered_by_request() -> None:
+    script = [Reply(text="in two pieces", deltas=2)]
+    async with Wiretap(script) as tap, aiohttp.ClientSession() as session:
+        await post_json(session, f"{tap.base_url}/responses", MODEL_BODY)
+        await post_json(session, f"{tap.base_url}/responses", MODEL_BODY)
+    assert tap.streamed[0] == [
+        "response.created",
+        "response.output_item.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert tap.streamed[1] == [
+        "response.created",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert tap.abandoned == []
+
+
 async def test_scripted_replies_are_used_in_order_then_the_default_names_the_request() -> None:
     async with Wiretap(["first", Reply(text="second")]) as tap, aiohttp.ClientSession() as session:
         tap.queue_replies("third")

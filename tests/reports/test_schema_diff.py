@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from codex_probe.harness.codex.schema_shapes import load_shapes
 from codex_probe.reporting.categories import category_of
 from codex_probe.reporting.schema_allure import write_schema_results
 from codex_probe.reporting.schema_diff import DRIVER_METHODS, SchemaDiff, diff_schemas
 from codex_probe.reporting.schema_diff_text import render_text
-from codex_probe.reporting.schema_shapes import load_shapes
 
 
 def request(method: str, params_type: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""`codex-probe bisect FINDING --good A --bad B`: the first release where a finding changed."""
+"""`codex-probe bisect FINDING --good A --bad B`: the first release where a finding changed;
+`codex-probe bisect --surface KEY --good A --bad B`: where one key of the surface did."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.domain.surface.release import ASPECTS, in_gap, scenario_of
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection
 
 # Exit codes: 0 one boundary found; 1 no change, or a history that changes more than once;
@@ -37,11 +40,19 @@ def register(subparsers: Any) -> None:
         help="find the first release where a finding changed",
         description="Probe FINDING on the real codex-cli releases between --good and --bad "
         "(about log2 N of them, installed as needed) and name the first release whose verdict "
-        "(or, with --observed KEY, whose observed value) differs from the good release's. "
+        "(or, with --observed KEY, whose observed value) differs from the good release's; "
+        "or, with --surface 'ASPECT KEY' instead of FINDING, whose value of that surface key "
+        "does (only the scenario the key is read from runs). "
         "Exit 0: one boundary; 1: no change, or a history that changes more than once; "
         "2: usage; 3: the releases around the boundary could not be probed.",
     )
-    parser.add_argument("finding", help=f"an assumption id, e.g. {ASSUMPTIONS[1].id}")
+    parser.add_argument("finding", nargs="?", help=f"an assumption id, e.g. {ASSUMPTIONS[1].id}")
+    parser.add_argument(
+        "--surface",
+        metavar="KEY",
+        help="a surface key instead of a finding: its aspect and key as `codex-probe diff "
+        "--json` and history.json name them, e.g. 'answers errors resume thread/resume'",
+    )
     parser.add_argument("--good", required=True, metavar="A", help="the release to compare with")
     parser.add_argument("--bad", required=True, metavar="B", help="a later release that differs")
     parser.add_argument(
@@ -56,12 +67,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.finding not in BY_ID:
-        print(
-            f"codex-probe bisect: {args.finding} is not an assumption id; known: "
-            + ", ".join(BY_ID),
-            file=sys.stderr,
-        )
+    if problem := _usage_problem(args):
+        print(f"codex-probe bisect: {problem}", file=sys.stderr)
         return USAGE
     try:
         releases = published_range(args.good, args.bad)
@@ -70,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
         return USAGE
     progress = sys.stderr if args.json else sys.stdout
     what = f"--observed {args.observed}" if args.observed else "verdict"
+    subject = f"{args.finding} ({what})" if args.surface is None else f"surface {args.surface}"
     print(
-        f"bisect {args.finding} ({what}) over {len(releases)} releases from {releases[0]} to "
-        f"{releases[-1]}",
+        f"bisect {subject} over {len(releases)} releases from {releases[0]} to {releases[-1]}",
         file=progress,
     )
     budget = InstallBudget(args.keep_installs)
@@ -80,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
         def probe(version: str) -> Step:
             step = probe_one(args, version, budget, Path(scratch))
-            shown = f"broken: {step.broken}" if step.broken else json.dumps(step.value)
-            print(f"  {version}: {args.observed or 'verdict'} = {shown}", file=progress)
+            shown = f"broken: {step.broken}" if step.broken else _short(step.value)
+            print(f"  {version}: {_compared(args)} = {shown}", file=progress)
             return step
 
         try:
@@ -98,11 +105,42 @@ def run(args: argparse.Namespace) -> int:
     return 0 if result.found else CHANGES_NOT_ONCE
 
 
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    if (args.finding is None) == (args.surface is None):
+        return "give a FINDING or --surface KEY (one of them)"
+    if args.surface is not None:
+        if args.observed is not None:
+            return "--observed reads a finding's value; a surface key is its own value"
+        aspect, _, key = args.surface.partition(" ")
+        if aspect not in ASPECTS or not key:
+            return f"--surface {args.surface!r} is not 'ASPECT KEY'; aspects: {', '.join(ASPECTS)}"
+        scenario = scenario_of(aspect, key)
+        if scenario != "schema" and scenario not in SCENARIOS:
+            return f"--surface {args.surface!r}: no scenario {scenario!r}; scenarios: " + (
+                ", ".join(SCENARIOS)
+            )
+        return None
+    if args.finding not in BY_ID:
+        return f"{args.finding} is not an assumption id; known: " + ", ".join(BY_ID)
+    return None
+
+
+def _compared(args: argparse.Namespace) -> str:
+    return args.surface or args.observed or "verdict"
+
+
+def _short(value: Any, limit: int = 200) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scratch: Path) -> Step:
     try:
         budget.use(version)
     except INSTALL_FAILURES as error:
         return Step(version, broken=f"not installed: {error}")
+    if args.surface is not None:
+        return _surface_step(args.surface, version, args.jobs, scratch)
     selection = Selection.of({args.finding}, fidelity=False)
     release = run_interruptible(
         lambda: probe_release(version, selection, jobs=args.jobs, learned_dir=scratch / version)
@@ -120,6 +158,23 @@ def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scr
     return Step(version, finding.observed[args.observed], tuple(finding.evidence))
 
 
+def _surface_step(name: str, version: str, jobs: int, scratch: Path) -> Step:
+    """The value of one surface key on `version`: only the scenario it is read from runs."""
+    aspect, _, key = name.partition(" ")
+    scenario = scenario_of(aspect, key)
+    selection = Selection.surface_only(() if scenario == "schema" else (scenario,))
+    release = run_interruptible(
+        lambda: probe_release(version, selection, jobs=jobs, learned_dir=scratch / version)
+    )
+    surface = release.surface
+    if surface is None:
+        return Step(version, broken=f"codex-cli {version} could not be run")
+    if in_gap(aspect, key, surface.missing):
+        return Step(version, broken=f"not read: {', '.join(surface.missing)}")
+    value = surface.value(aspect, key)
+    return Step(version, value, (f"{name} = {_short(value, 600)}",))
+
+
 def as_json(args: argparse.Namespace, result: BisectResult) -> dict[str, Any]:
     def version(step: Step | None) -> str | None:
         return None if step is None or not result.found else step.version
@@ -127,6 +182,7 @@ def as_json(args: argparse.Namespace, result: BisectResult) -> dict[str, Any]:
     return {
         "finding": args.finding,
         "observed": args.observed,
+        "surface": args.surface,
         "first_changed": version(result.first_changed),
         "last_same": version(result.last_same),
         "steps": [step.to_json() for step in result.steps],
@@ -145,7 +201,7 @@ def print_result(args: argparse.Namespace, releases: list[str], result: BisectRe
     if result.unresolved is not None:
         print(f"no boundary: {result.unresolved}")
     elif result.no_change:
-        value = json.dumps(result.steps[0].value)
+        value = _short(result.steps[0].value)
         print(f"no change between {releases[0]} and {releases[-1]}: both give {value}")
         print(
             "  (bisection compares the ends: a value that changes and changes back in between "
@@ -165,6 +221,6 @@ def print_result(args: argparse.Namespace, releases: list[str], result: BisectRe
             f"(last same: {result.last_same.version})"
         )
         for step in (result.last_same, result.first_changed):
-            print(f"  {step.version}: {args.observed or 'verdict'} = {json.dumps(step.value)}")
+            print(f"  {step.version}: {_compared(args)} = {_short(step.value)}")
             for line in step.evidence:
                 print(f"    {line}")

@@ -1,7 +1,8 @@
 """`codex-probe gate`: one exit code that says whether a codex-cli version may ship.
 
 0 every required assumption holds; 1 a required one changed upstream (with --strict, any
-one), or a baseline entry is stale; 2 usage error; 3 a probe could not give a verdict.
+one; with --surface, also a surface change the driver would feel that the baseline does not
+accept), or a baseline entry is stale; 2 usage error; 3 a probe could not give a verdict.
 """
 
 from __future__ import annotations
@@ -14,10 +15,20 @@ from typing import Any
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.surface.diff import diff_surfaces
+from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
+from codex_probe.probes.domain.surface.release import Surface
 from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
-from codex_probe.reporting.gate import NO_VERDICT, USAGE, evaluate
+from codex_probe.reporting.gate import (
+    NO_VERDICT,
+    USAGE,
+    SurfaceComparison,
+    evaluate,
+    evaluate_surface,
+)
 from codex_probe.reporting.probe_run import (
+    CODEX_PROBE,
     PROBE_TIMEOUT,
     ProbeRunTimeout,
     probe_command,
@@ -34,7 +45,10 @@ def register(subparsers: Any) -> None:
         "every required assumption holds, 1 when a required one changed upstream (with "
         "--strict: any one) or a baseline entry is stale, 2 on a usage error, 3 when a probe "
         "could not give a verdict. A version the verdict file lacks is probed first "
-        "(`codex-probe probe`, into the verdict file's folder) unless --no-run.",
+        "(`codex-probe probe`, into the verdict file's folder) unless --no-run. Each version's "
+        "protocol surface (surface.json beside the verdict) is compared with --surface-base's "
+        "and the changes reported; with --surface, one the reference driver would feel that "
+        "the baseline does not accept fails the gate.",
     )
     parser.add_argument(
         "--codex",
@@ -63,6 +77,20 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--no-run", action="store_true", help="never run the probes; judge what the file holds"
+    )
+    parser.add_argument(
+        "--surface",
+        action="store_true",
+        help="gate on the surface too: a change the driver would feel, not in the baseline "
+        '(kind = "surface"), fails',
+    )
+    parser.add_argument(
+        "--surface-base",
+        default=DEFAULT_CODEX_VERSION,
+        metavar="VERSION",
+        help="the release each version's surface is compared with (default "
+        f"{DEFAULT_CODEX_VERSION}); read from surface.json beside the verdict, or from "
+        "reports/VERSION/surface.json, else probed into the former unless --no-run",
     )
     parser.add_argument(
         "--probe-timeout",
@@ -110,9 +138,63 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         required_ids={a.id for a in ASSUMPTIONS if a.required},
     )
+    try:
+        comparisons = _surface_comparisons(args, versions, verdict.parent / SURFACE_FILE)
+    except SurfaceFileError as error:
+        return _usage_error(str(error))
+    evaluate_surface(result, comparisons, baseline=baseline, gate=args.surface)
     for line in result.lines():
         print(line)
     return result.exit_code
+
+
+def _surface_comparisons(
+    args: argparse.Namespace, versions: list[str], file: Path
+) -> dict[str, SurfaceComparison | None]:
+    """Each version's surface against the base's (None for the base itself)."""
+    base: str = args.surface_base
+    stored = _stored_surfaces(file, base)
+    surfaced = [v for v in versions if v != base and v in stored]
+    if surfaced and base not in stored and not args.no_run:
+        # diff probes the base and adds it to the file, reading the version from it.
+        command = [*CODEX_PROBE, "diff", base, surfaced[0], "--surfaces", str(file)]
+        print(f"gate: no surface of codex {base} to compare with; probing it into {file}")
+        try:
+            run_probes(command, timeout=args.probe_timeout)
+        except ProbeRunTimeout as error:
+            print(f"gate: {error}", file=sys.stderr)
+        stored = _stored_surfaces(file, base)
+    comparisons: dict[str, SurfaceComparison | None] = {}
+    for version in versions:
+        if version == base:
+            comparisons[version] = None
+        elif version not in stored:
+            problem = (
+                f"{file} holds no surface of codex {version} (a probe of every finding writes it)"
+            )
+            comparisons[version] = SurfaceComparison(base, problem=problem)
+        elif base not in stored:
+            comparisons[version] = SurfaceComparison(
+                base, problem=f"no surface of codex {base} (in {file}, or probed)"
+            )
+        else:
+            comparisons[version] = _compared(stored[base], stored[version])
+    return comparisons
+
+
+def _stored_surfaces(file: Path, base: str) -> dict[str, Surface]:
+    stored = load_surfaces(file) if file.exists() else {}
+    elsewhere = run_folder([base]) / SURFACE_FILE
+    if base not in stored and elsewhere.is_file():
+        stored.update({v: s for v, s in load_surfaces(elsewhere).items() if v == base})
+    return stored
+
+
+def _compared(base: Surface, surface: Surface) -> SurfaceComparison:
+    gaps = [f"{s.version}: {', '.join(s.missing)}" for s in (base, surface) if s.missing]
+    if gaps:
+        return SurfaceComparison(base.version, problem="not read: " + "; ".join(gaps))
+    return SurfaceComparison(base.version, tuple(diff_surfaces(base, surface)))
 
 
 def _probe(versions: list[str], verdict: Path, timeout: float) -> VerdictReport | int:

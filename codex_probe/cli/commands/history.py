@@ -12,9 +12,10 @@ from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION
+from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION, version_key
 from codex_probe.harness.interrupts import Interrupted, interruptible
-from codex_probe.probes.releases.grid import change_points
+from codex_probe.probes.releases.change_points import ChangePoint
+from codex_probe.probes.releases.grid import change_points, describe
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
@@ -42,9 +43,11 @@ def register(subparsers: Any) -> None:
         help="probe every release of a range: history.json and a release x finding grid",
         description="Probe every published codex-cli release from --from to --to (each with "
         "its fake on a checked-in or learned profile) and write OUT/history.json (release x "
-        "finding -> verdict and observed values), OUT/history.html and OUT/history.svg (the "
-        "grid, change points marked) and OUT/releases/VERSION/verdict.json. A re-run skips "
-        "releases already recorded by the same tool. `history merge` joins shards.",
+        "finding -> verdict and observed values, each release's surface by digest, every "
+        "change point of a verdict, an observed value or a surface key), OUT/history.html "
+        "and OUT/history.svg (the grid, change points marked) and "
+        "OUT/releases/VERSION/verdict.json and surface.json. A re-run skips releases already "
+        "recorded by the same tool. `history merge` joins shards.",
     )
     parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
     parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
@@ -142,10 +145,16 @@ def run(args: argparse.Namespace) -> int:
 def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     missing = [r for r in wanted if r not in document["releases"]]
     points = change_points(document)
+    findings = [p for p in points if p.kind != "surface"]
+    surface = [p for p in points if p.kind == "surface"]
     print(f"history: {out / HISTORY_FILE}; grid: {out / GRID_HTML}")
-    print(f"change points ({len(points)}):")
-    for point in points:
-        print(f"  {point.describe()}")
+    print(f"change points of findings ({len(findings)}):")
+    for point in findings:
+        print(f"  {describe(point)}")
+    print(f"change points of the surface ({len(surface)}; each listed in history.json):")
+    for (first, last), aspects in _surface_by_release(surface).items():
+        counted = ", ".join(f"{n} {aspect}" for aspect, n in aspects.items())
+        print(f"  {first} (last same: {last}): {counted}; codex-probe diff {last} {first}")
     for version, reason in unavailable_releases(document).items():
         print(f"  {version}: not installable, nothing to probe ({reason[:200]})")
     broken = broken_findings(document)
@@ -167,8 +176,19 @@ def run_merge(args: argparse.Namespace) -> int:
     except HistoryError as error:
         print(f"codex-probe history merge: {error}", file=sys.stderr)
         return USAGE
-    save_history(args.out / HISTORY_FILE, merged)
+    # The release folders first: the surface change points are read from their surface.json.
     copy_release_folders(documents, merged, args.out)
+    save_history(args.out / HISTORY_FILE, merged)
     write_grid(args.out, merged)
     print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
     return _summarize(args.out, merged, list(merged["releases"]))
+
+
+def _surface_by_release(points: list[ChangePoint]) -> dict[tuple[str, str], dict[str, int]]:
+    """(first changed, last same) -> aspect -> how many of its keys changed there."""
+    found: dict[tuple[str, str], dict[str, int]] = {}
+    for point in sorted(points, key=lambda p: version_key(p.first_changed)):
+        aspects = found.setdefault((point.first_changed, point.last_same), {})
+        aspect = point.key.split(" ", 1)[0]
+        aspects[aspect] = aspects.get(aspect, 0) + 1
+    return found

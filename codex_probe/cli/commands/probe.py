@@ -22,6 +22,8 @@ from codex_probe.harness.files import write_json
 from codex_probe.harness.interrupts import Interrupted, run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.surface.file import SURFACE_FILE, write_surfaces
+from codex_probe.probes.domain.surface.release import Surface
 from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
@@ -45,7 +47,8 @@ def register(subparsers: Any) -> None:
         description="Run every probe (or --only some) against each --codex version, on the "
         "real codex-cli and, for fidelity, on the fake; write verdict.json and allure results "
         "under --out, a reproduction bundle of each changed or broken finding of the real "
-        "codex-cli under --out/repro/, and print the assumption-by-version table. Exit 0: "
+        "codex-cli under --out/repro/, the protocol surface of each version (surface.json; "
+        "not with --only), and print the assumption-by-version table. Exit 0: "
         "every finding asked for has a verdict (changed ones included: the gate judges those); "
         "2: usage; 3: a finding is broken or missing; 130: interrupted (verdict.json says "
         "what is missing).",
@@ -116,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(error))
     versions = list(dict.fromkeys(args.codex or [DEFAULT_CODEX_VERSION]))
     out: Path = args.out or run_folder(versions)
-    if problem := output_problem(out, "verdict.json", "summary.md"):
+    if problem := output_problem(out, "verdict.json", "summary.md", SURFACE_FILE):
         return _usage(problem)
     for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
         if folder.exists() and not folder.is_dir():
@@ -135,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 install_codex(version)  # fail fast, with the installer's one-line error
         out.mkdir(parents=True, exist_ok=True)
         (out / "verdict.json").unlink(missing_ok=True)
+        (out / SURFACE_FILE).unlink(missing_ok=True)
         # An earlier run's bundles and results would pass for this run's.
         for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
             shutil.rmtree(folder, ignore_errors=True)
@@ -151,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return interrupted.exit_code
     if set(probe_run.undrivable) != set(versions):
-        _say_closing(report, probe_run.fake_profiles, args.repeat, probe_run.flips, verdict)
+        _say_closing(report, probe_run, args.repeat, verdict)
     broken = [
         f"{f.version}:{f.id}"
         for by_id in report.findings.values()
@@ -187,6 +191,8 @@ class ProbeRun:
         self.sealing: dict[str, dict[str, Any]] = {}
         self.undrivable: dict[str, str] = {}
         self.broke: list[str] = []  # the scenarios of the release under way that broke
+        self.surfaces: dict[str, Surface] = {}
+        self.surface_flips: dict[str, list[str]] = {}
 
     async def probe(self, versions: list[str], *, jobs: int, repeat: int) -> None:
         for version in versions:
@@ -235,9 +241,14 @@ class ProbeRun:
         if run.flips:
             self.flips[run.version] = {i: dict(tally) for i, tally in run.flips.items()}
         self.sealing[run.version] = describe_sealing()
+        if run.surface is not None:
+            self.surfaces[run.version] = run.surface
+        if run.surface_flips:
+            self.surface_flips[run.version] = run.surface_flips
 
     def finish(self, versions: list[str], repeat: int, *, complete: bool) -> VerdictReport:
-        """verdict.json, whole or (interrupted) saying which findings it lacks."""
+        """verdict.json, whole or (interrupted) saying which findings it lacks, and
+        surface.json, the surface of every version that gave one."""
         report = self.report
         asked = [f"{v}:{i}" for v in versions for i in self.selection.finding_ids]
         recorded = {f"{v}:{i}" for v, found in report.findings.items() for i in found}
@@ -251,8 +262,11 @@ class ProbeRun:
             "flips": self.flips,
             "sealing": self.sealing,
             "undrivable": self.undrivable,
+            "surface_flips": self.surface_flips,
         }
         write_json(self.out / "verdict.json", report.to_json())
+        if self.surfaces:
+            write_surfaces(self.out / SURFACE_FILE, self.surfaces)
         return report
 
 
@@ -268,15 +282,24 @@ def _counts(run: ReleaseRun) -> str:
     return tally((f.id, f.verdict.value, f.required) for f in run.findings.values())
 
 
-def _say_closing(
-    report: VerdictReport,
-    fake_profiles: dict[str, dict[str, Any]],
-    repeat: int,
-    flipped: dict[str, dict[str, dict[str, int]]],
-    verdict: Path,
-) -> None:
-    lines = ["", *render_table(report), "", *profile_lines(fake_profiles)]
+def _say_closing(report: VerdictReport, probe_run: ProbeRun, repeat: int, verdict: Path) -> None:
+    flipped = probe_run.flips
+    lines = ["", *render_table(report), "", *profile_lines(probe_run.fake_profiles)]
+    for version, surface in probe_run.surfaces.items():
+        gaps = f"; not read: {', '.join(surface.missing)}" if surface.missing else ""
+        counts = ", ".join(f"{len(keys)} {aspect}" for aspect, keys in surface.aspects.items())
+        lines.append(f"surface of codex-cli {version}: {surface.digest()} ({counts}){gaps}")
     if repeat > 1:
+        unsteady = probe_run.surface_flips
+        lines.append(
+            f"repeated {repeat} times: the surface "
+            + (
+                "is the same in every run"
+                if not unsteady
+                else "differs between runs at "
+                + ", ".join(f"{v}: {len(keys)} key(s)" for v, keys in unsteady.items())
+            )
+        )
         lines.append(
             f"repeated {repeat} times: "
             + (
@@ -290,6 +313,7 @@ def _say_closing(
     versions = " ".join(f"--codex {v}" for v in report.versions)
     lines += [
         f"verdict: {verdict}",
+        *([f"surface: {verdict.parent / SURFACE_FILE}"] if probe_run.surfaces else []),
         f"next: codex-probe report {versions} --out {verdict.parent}   "
         "(the Allure page and summary.md)",
         f"      codex-probe gate {versions} --verdict {verdict} --no-run   "

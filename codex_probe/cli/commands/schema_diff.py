@@ -11,11 +11,11 @@ from typing import Any
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
+from codex_probe.harness.codex.schema_shapes import load_shapes
 from codex_probe.harness.command_line import FAILED
 from codex_probe.reporting.schema_allure import write_schema_results
 from codex_probe.reporting.schema_diff import diff_schemas
 from codex_probe.reporting.schema_diff_text import render_text
-from codex_probe.reporting.schema_shapes import load_shapes
 
 
 def register(subparsers: Any) -> None:

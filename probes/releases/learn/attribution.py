@@ -51,6 +51,9 @@ FIELDS_BY_SCENARIO: dict[str, tuple[str, ...]] = {
         "errors.not_initialized",
         "errors.already_initialized",
         "errors.unknown_method",
+        "surface.experimental_fields",
+        "surface.experimental_refusal",
+        "surface.incidental_notifications",
     ),
     "compaction-remote": ("behaviour.remote_compaction",),
 }
@@ -59,9 +62,15 @@ NOTIFICATION_PATH = re.compile(r"root\['notifications'\]")
 
 
 def explain(scenario: str, real: dict[str, Any], diff: dict[str, Any]) -> list[str]:
-    """One line per differing place of a fidelity diff (`real`: the normalized real run)."""
+    """One line per differing place of a fidelity diff (`real`: the normalized real run),
+    and per aspect of the surface that differs."""
     places: dict[str, list[str]] = {}
-    for change in diff.values():
+    for kind, change in diff.items():
+        if kind == "surface":
+            for surface_change in change:
+                place = f"surface {surface_change['aspect']}"
+                places.setdefault(place, []).append(str(surface_change["key"]))
+            continue
         paths = change.keys() if isinstance(change, dict) else change
         for path in paths:
             places.setdefault(_place(str(path), real), []).append(str(path))

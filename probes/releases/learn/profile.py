@@ -42,9 +42,11 @@ from codex_probe.harness.codex.versions import version_key
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.observation import Observation
+from codex_probe.probes.domain.surface.release import surface_of
 from codex_probe.probes.releases.learn.behaviour import INFERENCES
 from codex_probe.probes.releases.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
 from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed
+from codex_probe.probes.releases.learn.surface import learn_surface
 from codex_probe.probes.releases.learn.texts import TEXT_INFERENCES
 from codex_probe.probes.releases.learn.turns import (
     NOT_INFERRED,
@@ -203,6 +205,11 @@ def learn_profile(
         name: attempt(infer, functools.partial(kept, "turns.texts", name))
         for name, infer in TURN_TEXT_INFERENCES.items()
     }
+    surface = surface_of(version, {name: view.record for name, view in seen.views.items()}, None)
+    surface_section, surface_templates = attempt(
+        lambda _: learn_surface(surface, seen.views),
+        lambda: (fallback().document.surface, {}),
+    )
     wire, wire_gaps = wire_document(
         version, {name: view.transcript for name, view in seen.views.items()}
     )
@@ -210,6 +217,7 @@ def learn_profile(
     for gap in wire_gaps:  # keep the fake runnable; the gap says which template is borrowed
         name = gap.field.rsplit(".", 1)[-1]
         wire.templates[name] = fallback().template(name)
+    wire.templates.update(surface_templates)
     document = ProfileDocument(
         version=version,
         measured=Provenance(
@@ -221,5 +229,6 @@ def learn_profile(
         texts=Texts(**texts),
         errors=Errors(**errors),
         turns=Turns(**turns, texts=TurnTexts(**turn_texts)),
+        surface=surface_section,
     )
     return LearnedProfile(version, document, wire, gaps)

@@ -3,13 +3,14 @@
 The fake answers with objects shaped exactly like the real server's (every field the
 version's schema knows, in upstream's layout), so it copies the first real example of
 each and fills in the dynamic values at run time. The copies are masked (ids, times,
-temporary paths, the host in the user agent) so a learned file says nothing about the
-machine it was learned on and is the same on every run.
+temporary paths, the host in the user agent and as codex names it) so a learned file says
+nothing about the machine it was learned on and is the same on every run.
 """
 
 from __future__ import annotations
 
 import re
+import socket
 import tempfile
 from collections.abc import Iterable
 from typing import Any
@@ -42,6 +43,11 @@ DAY_FOLDER = re.compile(r"\d{4}/\d{2}/\d{2}")
 STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}")
 # Keys whose integer values are times or durations.
 TIME_KEYS = re.compile(r".*(At|AtMs|Ms)$")
+# The machine's name, as codex reports it (remote control's serverName): masked.
+HOST = socket.gethostname()
+MASKED_HOST = "codex-probe-host"
+# The same inside a text that holds JSON (a model request's turn metadata).
+TIME_IN_TEXT = re.compile(r'("[A-Za-z_]*(?:_at|_ms|At|Ms)"\s*:\s*)\d+')
 
 
 def mask(value: Any, key: str = "") -> Any:
@@ -58,9 +64,12 @@ def mask(value: Any, key: str = "") -> Any:
     if isinstance(value, str):
         if key == "userAgent":
             return "codex-probe/masked"
+        if HOST and value == HOST:
+            return MASKED_HOST
         value = UUID.sub(MASKED_ID, value)
         value = TEMP_HOME.sub("/codex-probe", value)
         value = DAY_FOLDER.sub("1970/01/01", value)
+        value = TIME_IN_TEXT.sub(r"\g<1>0", value)
         return STAMP.sub("1970-01-01T00-00-00", value)
     return value
 

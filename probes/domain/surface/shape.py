@@ -1,0 +1,62 @@
+"""What two runs of one release must agree on: a JSON value as its keys and value types,
+and a text with what differs from run to run masked.
+
+The mask (the README's "What the surface masks" says the same):
+- every value of an answer is its type: ids, times, paths, counters and texts are gone,
+  and so are values that come and go (a field present but null in one run is `null`
+  there and `string` in another: such fields are the exceptions listed in VARYING);
+- in a refusal's message, a UUID is `<id>` and the scenario's temporary folders are
+  `<tmp>`; the list of every value codex knows that follows "expected one of" (an unknown
+  method's refusal names every method of the release) is `<the values codex knows>`: the
+  schema aspect tells those apart, and the refusal keeps its own words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
+KNOWN_VALUES = re.compile(r"(expected one of )`[^`]*`(, `[^`]*`)*")
+ROOT = "$"
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def shape(value: Any) -> dict[str, str]:
+    """Every path of a JSON value with its type: `$` the value, `thread.id` a key of an
+    object, `data[]` the items of an array (several types joined: `null|string`)."""
+    found: dict[str, set[str]] = {}
+    _walk(value, ROOT, found)
+    return {path: "|".join(sorted(types)) for path, types in sorted(found.items())}
+
+
+def _walk(value: Any, path: str, found: dict[str, set[str]]) -> None:
+    found.setdefault(path, set()).add(type_name(value))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _walk(item, f"{key}" if path == ROOT else f"{path}.{key}", found)
+    elif isinstance(value, list):
+        for item in value:
+            _walk(item, f"{path}[]", found)
+
+
+def mask_text(text: str) -> str:
+    """A message as two runs both say it: ids and temporary folders masked."""
+    masked = TEMPORARY.sub("<tmp>", UUID.sub("<id>", text))
+    return KNOWN_VALUES.sub(r"\1<the values codex knows>", masked)

@@ -1,0 +1,128 @@
+"""`codex-probe diff A B`: every surface difference between two releases, and its exit code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codex_probe.harness.codex.install import Installation
+from codex_probe.probes.domain.surface.file import load_surfaces, write_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS, Surface
+from tests.cli import codex_probe
+
+
+def surface(version: str, missing: tuple[str, ...] = (), **aspects: dict[str, Any]) -> Surface:
+    return Surface(version, {a: dict(aspects.get(a, {})) for a in ASPECTS}, missing)
+
+
+OLD = surface(
+    "0.150.0",
+    answers={"s A thread/start": {"$": "object"}, "s B thread/list": {"$": "object"}},
+    notifications={"s t turn/start": ["turn/started", "turn/completed"]},
+)
+NEW = surface(
+    "0.171.0",
+    answers={"s A thread/start": {"$": "object", "x": "string"}, "s B thread/list": {"$": "null"}},
+    notifications={"s t turn/start": ["turn/started", "turn/completed"]},
+)
+
+
+@pytest.fixture
+def stored(tmp_path: Path) -> Path:
+    path = tmp_path / "surface.json"
+    write_surfaces(path, {"0.150.0": OLD, "0.171.0": NEW})
+    return path
+
+
+def test_json_lists_every_change_with_both_values_driver_relevant_first(stored: Path) -> None:
+    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored), "--json")
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout) == {
+        "a": "0.150.0",
+        "b": "0.171.0",
+        "changes": [
+            {
+                "aspect": "answers",
+                "key": "s A thread/start",
+                "before": {"$": "object"},
+                "after": {"$": "object", "x": "string"},
+                "driver_relevant": True,
+            },
+            {
+                "aspect": "answers",
+                "key": "s B thread/list",
+                "before": {"$": "object"},
+                "after": {"$": "null"},
+                "driver_relevant": False,
+            },
+        ],
+    }
+
+
+def test_the_text_tells_what_the_driver_touches_first_and_each_change_in_short(
+    stored: Path,
+) -> None:
+    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored))
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert "codex-cli 0.150.0 -> 0.171.0: 2 surface difference(s), 1 the reference driver" in (
+        done.stdout
+    )
+    driver, rest = lines.index("What the reference driver touches"), lines.index("Everything else")
+    assert driver < lines.index("    s A thread/start") < rest < lines.index("    s B thread/list")
+    assert "      + x: string" in lines and "      ~ $: object -> null" in lines
+
+
+def test_a_release_against_itself_is_no_difference_and_exit_0(stored: Path) -> None:
+    done = codex_probe("diff", "0.171.0", "0.171.0", "--surfaces", str(stored), "--json")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["changes"] == []
+
+
+def test_a_surface_with_a_gap_is_compared_where_it_can_be_and_exits_3(tmp_path: Path) -> None:
+    path = tmp_path / "surface.json"
+    write_surfaces(path, {"0.150.0": OLD, "0.171.0": surface("0.171.0", missing=("s",))})
+    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(path), "--json")
+    assert done.returncode == 3
+    assert json.loads(done.stdout)["changes"] == []
+    assert "not compared, as not read: 0.171.0: s" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["0.171.0"], "the following arguments are required: B"),
+        (["0.171.0", "9.9.9"], "9.9.9"),
+        (["0.171.0", "0.171.0", "--surfaces", "{broken}"], "not JSON"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    tmp_path: Path, args: list[str], problem: str
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    done = codex_probe("diff", *[a.replace("{broken}", str(broken)) for a in args])
+    assert done.returncode == 2, done.stderr
+    assert problem in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.real
+def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    version = default_codex.version
+    done = codex_probe("diff", version, version, "--json", timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert json.loads(done.stdout) == {"a": version, "b": version, "changes": []}
+    assert done.stderr.count(f"codex-cli {version}: surface sha256:") == 2
+    kept = tmp_path / "surface.json"
+    twice = codex_probe("diff", version, version, "--surfaces", str(kept), timeout=600)
+    assert twice.returncode == 0, twice.stdout[-3000:] + twice.stderr[-3000:]
+    assert twice.stdout.count(f"codex-cli {version}: surface sha256:") == 2  # probed twice
+    again = codex_probe("diff", version, "0.150.0", "--surfaces", str(kept), timeout=600)
+    assert again.returncode in (0, 1), again.stderr[-3000:]
+    assert f"codex-cli {version}: surface read from {kept}" in again.stdout
+    assert set(load_surfaces(kept)) == {version, "0.150.0"}
