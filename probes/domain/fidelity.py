@@ -23,6 +23,7 @@ from codex_probe.probes.domain.reading import normalized_request
 from codex_probe.probes.domain.stability import mask
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import surface_of
+from codex_probe.probes.domain.timing import settled
 
 # Notifications that carry the lifecycle the design depends on; the rest (warnings,
 # rate limits, deprecation notices) are noise for the comparison of fake and real.
@@ -86,7 +87,7 @@ def lifecycle_notifications(observation: Observation) -> list[str]:
             continue
         last_status = status
         sequence.append(label)
-    return sequence
+    return settled(sequence)
 
 
 def fidelity_of(

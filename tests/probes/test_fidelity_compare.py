@@ -76,3 +76,20 @@ def test_the_surface_differing_fails_fidelity_and_names_the_aspect_and_key() -> 
         "notifications": ["start (outside the lifecycle)"]
     }
     assert fidelity_of(real, run("fake", ["configWarning"])) == Fidelity(True, {})
+
+
+def test_where_a_command_s_completion_lands_is_no_difference_but_how_many_is() -> None:
+    def run(kind: str, labels: list[str]) -> ScenarioOutcome:
+        items = {"command": "commandExecution", "answer": "agentMessage"}
+        transcript = said(
+            *(
+                ("recv", {"method": "item/completed", "params": {"item": {"type": items[label]}}})
+                for label in labels
+            )
+        )
+        return ScenarioOutcome(Observation("s", kind, "0.171.0", [], [], transcript, "", {}))
+
+    landed = fidelity_of(run("real", ["command", "answer"]), run("fake", ["answer", "command"]))
+    assert landed is not None and landed.fake_matches_real
+    twice = fidelity_of(run("real", ["command", "answer"]), run("fake", ["command", "command"]))
+    assert twice is not None and not twice.fake_matches_real

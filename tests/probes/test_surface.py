@@ -343,3 +343,39 @@ def test_a_surface_reads_back_from_its_json_with_the_same_digest() -> None:
     assert again == surface and again.digest() == surface.digest()
     with pytest.raises(SurfaceFormatError, match="format"):
         Surface.from_json({**surface.to_json(), "format": 99})
+
+
+def test_a_command_s_output_chunks_are_left_out_and_its_completion_is_counted_not_placed() -> None:
+    def turn(completed_first: bool, chunks: int) -> dict[str, Any]:
+        command = note(
+            "item/completed", threadId=THREAD, turnId="t1", item={"type": "commandExecution"}
+        )
+        answer = note("item/started", threadId=THREAD, turnId="t1", item={"type": "agentMessage"})
+        chunk = note("item/commandExecution/outputDelta", threadId=THREAD, turnId="t1")
+        said = [
+            ("send", {"id": 3, "method": "turn/start", "params": {}}),
+            ("recv", {"id": 3, "result": {"turn": {"id": "t1"}}}),
+            ("recv", note("turn/started", threadId=THREAD, turn={"id": "t1"})),
+            *[("recv", chunk)] * chunks,
+            *(
+                [("recv", command), ("recv", answer)]
+                if completed_first
+                else [("recv", answer), ("recv", command)]
+            ),
+            ("recv", note("turn/completed", threadId=THREAD, turn={"id": "t1"})),
+        ]
+        run = record([("turn", "turn-1", said)])
+        return surface_of("1.0.0", {"s": run}, None).aspects["notifications"]
+
+    assert (
+        turn(True, 0)
+        == turn(False, 3)
+        == {
+            "s turn-1 turn/start": [
+                "turn/started",
+                "item/started:agentMessage",
+                "turn/completed",
+                "item/completed:commandExecution",
+            ]
+        }
+    )

@@ -252,32 +252,15 @@ def observed(
     )
 
 
-# When a command's item completes races with the next response's stream in codex (the
-# process's exit against the model's answer): where it lands among the notifications is
-# codex's timing, not its behaviour. Seen under load on 0.120.0 and 0.150.0.
-FLOATING = ("item/completed:commandExecution",)
-
-
 def fidelity_difference(real: Observation, fake: Observation) -> str:
     """How the fake's normalized observation differs from the real one ('' if alike), by
-    the comparison the fake-fidelity findings make (`probes/domain/fidelity.py`), less
-    the surface: a command's output deltas race its item events on the real releases
-    (item/commandExecution/outputDelta came, or not, in runs of 0.120.0's command-fails);
-    a command's item/completed is counted wherever it lands (FLOATING)."""
+    the comparison the fake-fidelity findings make (`probes/domain/fidelity.py`, which
+    reads notifications through probes/domain/timing.py), less the surface, which those
+    findings compare on the probe scenarios."""
     fidelity = fidelity_of(ScenarioOutcome(real), ScenarioOutcome(fake), surface=False)
     assert fidelity is not None
     if fidelity.fake_matches_real:
         return ""
     real_seen, fake_seen = normalize(real), normalize(fake)
-    if _without_floating(real_seen) == _without_floating(fake_seen):
-        return ""
     shown = {"diff": fidelity.diff, "real": real_seen, "fake": fake_seen}
     return json.dumps(shown, indent=1)[:8000]
-
-
-def _without_floating(seen: dict[str, Any]) -> dict[str, Any]:
-    """The normalized observation with each floating notification moved to the end, so
-    only how many there are is compared, not where."""
-    notifications = [label for label in seen["notifications"] if label not in FLOATING]
-    floating = sorted(label for label in seen["notifications"] if label in FLOATING)
-    return {**seen, "notifications": notifications + floating}

@@ -14,7 +14,7 @@ notification belongs to a request by what it is about:
 - a thread's status change followed at once by the start or the end of a turn on that
   thread is that turn's (codex reports the thread active, then the turn started; idle,
   then the turn completed);
-- `thread/started` is the thread/start's whose answer names the thread;
+- `thread/started` is the thread/start's (or thread/fork's) whose answer names the thread;
 - any other (a resumed thread's status, `thread/closed`) is the request's whose answer
   came last before it.
 
@@ -30,6 +30,7 @@ from typing import Any
 
 from codex_probe.probes.domain.reading import View
 from codex_probe.probes.domain.surface.shape import mask_text, shape
+from codex_probe.probes.domain.timing import CHUNKS, settled
 
 # Item notifications whose label names the item's type.
 ITEM_NOTIFICATIONS = ("item/started", "item/completed")
@@ -130,6 +131,8 @@ def read_wire(view: View) -> WireReading:
             continue
         if "method" in message:
             method = str(message["method"])
+            if method in CHUNKS:
+                continue
             if not in_lifecycle(method) and "id" not in message:
                 reading.incidental.add(method)
                 continue
@@ -158,7 +161,7 @@ def read_wire(view: View) -> WireReading:
             if answered.method == "turn/start" and named is not None:
                 turn_owner.setdefault(named, answered)
             started = _thread_of(message.get("result"))
-            if answered.method == "thread/start" and started is not None:
+            if answered.method in THREAD_STARTS and started is not None:
                 thread_owner.setdefault(started, answered)
         answered_last = answered
     told: dict[int, tuple[Any, str]] = {}  # owner -> the thread status it was told last
@@ -174,6 +177,8 @@ def read_wire(view: View) -> WireReading:
                 continue
             told[id(owner)] = said
         owner.notifications.append(notification.label)
+    for exchange in reading.exchanges:
+        exchange.notifications = settled(exchange.notifications)
     for step in view.steps:
         if step.get("unanswered_within") is not None:
             reading.unanswered[step["label"]] = float(step["unanswered_within"])
@@ -201,6 +206,8 @@ def _owner(
 
 
 TURN_BOUNDARIES = ("turn/started", "turn/completed")
+# The requests whose answer names the thread a `thread/started` is about.
+THREAD_STARTS = ("thread/start", "thread/fork")
 
 
 def _thread_of(params: Any) -> Any:
