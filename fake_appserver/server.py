@@ -293,6 +293,7 @@ class FakeAppServer:
             # What the thread's commands may do (tool_calls.py): thread/start, else config.
             "approval_policy": _policy(params.get("approvalPolicy"), self.provider.approval_policy),
             "sandbox_mode": str(params.get("sandbox") or self.provider.sandbox_mode),
+            "reasoning_effort": _reasoning_effort(params.get("config")),
         }
         # Not saved yet: upstream writes the rollout with the first turn (TurnRunner).
         thread = LoadedThread(record=record, base=base, developer=developer)
@@ -500,6 +501,14 @@ class FakeAppServer:
             ],
             "nextCursor": None,
         }
+
+
+def _reasoning_effort(config: Any) -> str | None:
+    """The reasoning effort a `config` override on thread/start gives the thread, which
+    its answer shows (measured on 0.120.0 and 0.171.0); the other keys of `config` are not
+    imitated."""
+    effort = config.get("model_reasoning_effort") if isinstance(config, dict) else None
+    return effort if isinstance(effort, str) else None
 
 
 def _policy(value: Any, configured: str) -> str:

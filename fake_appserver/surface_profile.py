@@ -25,7 +25,7 @@ from codex_probe.fake_appserver.profile_model import ErrorAnswer, Model
 
 STARTUP = "startup"
 # What the fake sends on its own, whatever the profile says (turns.py, tool_calls.py).
-SENT_BY_THE_FAKE = ("thread/tokenUsage/updated", "error")
+SENT_BY_THE_FAKE = ("thread/tokenUsage/updated", "error", "serverRequest/resolved")
 # Wire templates of this section, optional in a wire file.
 MODEL_REQUEST_FIELDS = "model_request_fields"
 THREAD_READ_UNLOADED = "thread_read_unloaded"

@@ -45,6 +45,12 @@ def _fill(template: Any, values: dict[str, Any]) -> Any:
     return filled
 
 
+def _effort(record: dict[str, Any]) -> dict[str, Any]:
+    """`reasoningEffort` where the thread was given one (a record without says nothing)."""
+    effort = record.get("reasoning_effort")
+    return {} if effort is None else {"reasoningEffort": effort}
+
+
 class Wire:
     """Builds protocol objects for one profile."""
 
@@ -80,6 +86,7 @@ class Wire:
                 "modelProvider": record["provider_id"],
                 "cliVersion": self.profile.version,
                 "originator": record["originator"],
+                **_effort(record),
             },
         )
         if thread.get("environments") is not None:
@@ -97,6 +104,7 @@ class Wire:
                 "model": record["model"],
                 "modelProvider": record["provider_id"],
                 "runtimeWorkspaceRoots": [record["cwd"]],
+                **_effort(record),
             },
         )
 

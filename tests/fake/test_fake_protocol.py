@@ -350,3 +350,18 @@ async def test_a_streamed_answer_becomes_agent_message_deltas_under_the_provider
     ]
     assert {d["itemId"] for d in deltas} == {message["id"]}
     assert message["id"].startswith("msg_") and message["text"] == "one two three"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+async def test_a_reasoning_effort_given_in_config_on_thread_start_shows_in_its_answer(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    workdir = str(fake.home.workdir)
+    plain = await client.request("thread/start", {"cwd": workdir})
+    given = await client.request(
+        "thread/start", {"cwd": workdir, "config": {"model_reasoning_effort": "high"}}
+    )
+    assert plain.get("reasoningEffort") is None
+    assert given["reasoningEffort"] == "high"
+    assert given["thread"].get("reasoningEffort", "high") == "high"

@@ -6,9 +6,10 @@ the release does for its surface to equal the real one's.
 - the experimental field the handshake scenario asks for: refused without the
   experimentalApi capability and answered with it, the refusal becomes a template
   (`{method}`, `{field}`); answered both ways, nothing is gated;
-- each notification outside the lifecycle, with its trigger: `startup` where one came
-  right after an initialize was answered, else the request after which it came most often;
-  its params (masked) become the template `notification:METHOD`;
+- each notification outside the lifecycle, with its triggers: `startup` where one came
+  right after an initialize was answered, else the requests after which it came that no
+  scenario sends without getting it (see `_incidental`); its params (masked) become the
+  template `notification:METHOD`;
 - the tools and the body fields of a turn's model request (scenario start, turn-1): the
   tools by name, the fields the fake does not build with their values (masked);
 - the answer to a read of a thread not loaded (scenario errors, read-unloaded), masked.
@@ -112,10 +113,18 @@ def _experimental(surface: Surface) -> tuple[list[str], ErrorAnswer | None]:
 def _incidental(
     views: dict[str, View],
 ) -> tuple[list[IncidentalNotification], dict[str, Any]]:
-    """Each notification outside the lifecycle, its trigger and its first params."""
+    """Each notification outside the lifecycle, its triggers and its first params.
+
+    Where such a notification lands is codex's timing (a goal cleared after a resume may
+    come after the next turn/start), so the request it came after is only a candidate: a
+    trigger is kept only if every scenario that sends that request got the notification,
+    the most common first, until every scenario that got it has one (else, the most
+    common alone)."""
     after: dict[str, Counter[str]] = {}
+    got: dict[str, set[str]] = {}  # method -> the scenarios it came in
+    sends: dict[str, set[str]] = {}  # request method -> the scenarios that send it
     templates: dict[str, Any] = {}
-    for view in views.values():
+    for name, view in views.items():
         last_sent = None
         for direction, message in view.transcript:
             if not isinstance(message, dict) or "method" not in message:
@@ -124,16 +133,31 @@ def _incidental(
             if direction == "send":
                 if "id" in message:
                     last_sent = method
+                    sends.setdefault(method, set()).add(name)
                 continue
             if "id" in message or in_lifecycle(method) or method in SENT_BY_THE_FAKE:
                 continue
             after.setdefault(method, Counter())[last_sent or STARTUP] += 1
+            got.setdefault(method, set()).add(name)
             templates.setdefault(notification_template(method), mask(message.get("params")))
     found = []
     for method, triggers in after.items():
-        trigger = STARTUP if "initialize" in triggers else triggers.most_common(1)[0][0]
-        found.append(IncidentalNotification(method=method, trigger=trigger))
+        for trigger in _triggers(triggers, got[method], sends):
+            found.append(IncidentalNotification(method=method, trigger=trigger))
     return found, templates
+
+
+def _triggers(seen_after: Counter[str], got: set[str], sends: dict[str, set[str]]) -> list[str]:
+    if "initialize" in seen_after:
+        return [STARTUP]
+    chosen: list[str] = []
+    covered: set[str] = set()
+    for trigger, _ in seen_after.most_common():
+        scenarios = sends.get(trigger, set())
+        if scenarios <= got and not scenarios <= covered:
+            chosen.append(trigger)
+            covered |= scenarios
+    return sorted(chosen) if covered >= got else [seen_after.most_common(1)[0][0]]
 
 
 def _model_request(
