@@ -11,13 +11,16 @@ when they are there, and their absence is no error:
   `before`, `after`): used as given. Without it, they are computed here from the releases in
   order: a verdict that differs from the release before; an observed value that differs
   under the same verdict (ids masked, as `--repeat` compares runs); a surface aspect; a
-  watched issue's state.
+  watched issue's state (as history.py computes it for history.json).
 - A release's protocol surface: its `surface` entry in history.json (a digest, or one per
   aspect under `aspects`), else `releases/VERSION/surface.json` (one digest per top-level
   aspect of it).
-- A finding's `upstream` list (`[{"issue": "openai/codex#N", "state": "present"|"absent"}]`),
-  in history.json or in the release's verdict.json: the band of watched upstream bugs; the
-  titles and addresses of the issues from a `watch` entry of history.json when it has one.
+- The watched upstream bugs: each one's state on a release is decided by the watch list
+  (probes/domain/watch.py) from the release's findings as history.json records them, when
+  the history records any finding the list reads (present, absent, or undecided and why).
+  A finding's `upstream` list (`[{"issue": "openai/codex#N", "state": "present"|"absent"}]`)
+  is read from history.json or the release's verdict.json, and made the same way from the
+  finding's verdict and values where neither has one.
 
 Paths of the machine a history was made on (a learned profile's, in a fidelity finding) are
 written relative to the history folder: where a run happened is not what codex did.
@@ -40,14 +43,24 @@ from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
-from codex_probe.probes.releases.history import HISTORY_FILE, HistoryError, load_history
+from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, upstream_of
+from codex_probe.probes.domain.watch import Change as WatchChange
+from codex_probe.probes.domain.watch import State as WatchState
+from codex_probe.probes.releases.change_points import change_points as row_change_points
+from codex_probe.probes.releases.history import (
+    HISTORY_FILE,
+    HistoryError,
+    load_history,
+    records_watch,
+    watch_rows,
+    watch_states,
+)
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
 KINDS = ("verdict", "observed", "surface", "watch")
 # A path on the machine that made the history, to a release's folder or a checked-in profile.
 _RELEASE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(releases/[^/\s\"'<>]+/)")
 _PROFILE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(fake_appserver/profiles/)")
-ISSUE = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)#(?P<number>\d+)$")
 
 
 class HistoryViewError(ValueError):
@@ -161,6 +174,7 @@ class WatchedIssue:
     issue: str
     url: str
     title: str = ""
+    findings: tuple[str, ...] = ()  # the findings that decide it, in the watch list's order
 
 
 @dataclass(frozen=True)
@@ -186,9 +200,12 @@ class ChangePoint:
         }
 
     def describe(self) -> str:
-        what = {"watch": _watch_words(self.before, self.after)}.get(
-            self.kind, f"{_short(self.before)} -> {_short(self.after)}"
+        change = self.kind == "watch" and WatchChange.of(
+            self.key, self.first_changed, self.last_same, self.before, self.after
         )
+        if change:
+            return change.describe()
+        what = f"{_short(self.before)} -> {_short(self.after)}"
         return (
             f"{self.key}: {self.kind} changed in {self.first_changed} "
             f"(last same: {self.last_same}): {what}"
@@ -231,7 +248,11 @@ class HistoryView:
         self._by_version = {release.version: release for release in releases}
         self.findings = _finding_infos(releases)
         self.aspects = _ordered(aspect for r in releases for aspect in r.surface)
-        self.watched = _watched(document, releases)
+        # Decided once from the findings, as history.json's change points were.
+        self._watch = watch_states(document) if records_watch(document) else {}
+        self.watched = [
+            WatchedIssue(w.issue, w.url, w.title, w.findings) for w in WATCHED if self._watch
+        ]
         given = document.get("change_points")
         self.change_points_given = isinstance(given, list)
         self.change_points = (
@@ -280,23 +301,28 @@ class HistoryView:
         release = self._by_version.get(version)
         return None if release is None else release.cells.get(finding_id)
 
+    def watch_decision(self, version: str, issue: str) -> IssueState | None:
+        """The watch list's decision on a watched issue for a release: present, absent, or
+        broken (undecided) and why; None where the release was not probed."""
+        return self._watch.get(version, {}).get(issue)
+
     def watch_state(self, version: str, issue: str) -> str | None:
-        """present when a finding of the release says so, absent when one says absent."""
-        release = self._by_version.get(version)
-        if release is None:
+        """A watched issue's state on a release as a value: "present" or "absent"; None
+        where it was not decided (a gap, passed over as history.json's change points do)."""
+        decided = self.watch_decision(version, issue)
+        if decided is None or decided.state is WatchState.BROKEN:
             return None
-        states = {u.state for c in release.cells.values() for u in c.upstream if u.issue == issue}
-        if "present" in states:
-            return "present"
-        return "absent" if "absent" in states else None
+        return decided.state.value
 
     def issue_findings(self, issue: str) -> list[str]:
-        """The findings that decide an issue, in the order of the rows."""
-        deciding = {
-            c.finding for r in self.releases for c in r.cells.values() for u in c.upstream
-            if u.issue == issue
-        }  # fmt: skip
+        """The recorded findings that decide an issue, in the order of the rows."""
+        watched = BY_ISSUE.get(issue)
+        deciding = watched.findings if watched else ()
         return [f.id for f in self.findings if f.id in deciding]
+
+    def issues_decided_by(self, finding_id: str) -> list[WatchedIssue]:
+        """The watched issues a finding decides (the watch list says which)."""
+        return [w for w in self.watched if finding_id in w.findings]
 
     def value(self, kind: str, key: str, version: str) -> Any:
         """The value a change point's key has on a release (None: not recorded there)."""
@@ -381,13 +407,17 @@ class HistoryView:
                                 info.id,
                             )
                         )
-        for kind, subjects in (("surface", self.aspects), ("watch", self._issues())):
-            for subject in subjects:
-                values = [(v, self.value(kind, subject, v)) for v in self.probed_versions]
-                present = [(v, value) for v, value in values if value is not None]
-                for (last, old), (first, new) in _pairs(present):
-                    if canonical(old) != canonical(new):
-                        points.append(ChangePoint(kind, subject, first, last, old, new, subject))
+        for aspect in self.aspects:
+            values = [(v, self.value("surface", aspect, v)) for v in self.probed_versions]
+            present = [(v, value) for v, value in values if value is not None]
+            for (last, old), (first, new) in _pairs(present):
+                if canonical(old) != canonical(new):
+                    points.append(ChangePoint("surface", aspect, first, last, old, new, aspect))
+        # The watched issues' as history.json lists them: one computation for both.
+        points += [
+            ChangePoint(p.kind, p.key, p.first_changed, p.last_same, p.before, p.after, p.key)
+            for p in row_change_points(watch_rows(self.document))
+        ]
         return sorted(points, key=_point_order)
 
     def _given_change_points(self, given: list[Any]) -> list[ChangePoint]:
@@ -434,7 +464,11 @@ def _release(version: str, entry: Any, folder: Path) -> Release:
         if not isinstance(recorded, dict) or recorded.get("verdict") is None:
             continue
         more = details.get(finding_id, {})
-        upstream = _upstream(recorded.get("upstream", more.get("upstream")))
+        listed = recorded.get("upstream", more.get("upstream"))
+        if listed is None:  # not recorded: what the judge writes from the same values
+            observed = recorded.get("observed") or {}
+            listed = upstream_of(finding_id, str(recorded["verdict"]), observed)
+        upstream = _upstream(listed)
         cells[finding_id] = Cell(
             finding=finding_id,
             version=version,
@@ -577,37 +611,6 @@ def _finding_infos(releases: list[Release]) -> list[FindingInfo]:
     return infos
 
 
-def _watched(document: dict[str, Any], releases: list[Release]) -> list[WatchedIssue]:
-    described: dict[str, dict[str, Any]] = {}
-    watch = document.get("watch")
-    items = watch.values() if isinstance(watch, dict) else watch if isinstance(watch, list) else []
-    for item in items:
-        if isinstance(item, dict) and item.get("issue"):
-            described[str(item["issue"])] = item
-    issues = _ordered(u.issue for r in releases for c in r.cells.values() for u in c.upstream)
-    issues += [issue for issue in described if issue not in issues]
-    return [
-        WatchedIssue(
-            issue,
-            str(described.get(issue, {}).get("url") or _issue_url(issue)),
-            str(described.get(issue, {}).get("title") or ""),
-        )
-        for issue in sorted(issues, key=_issue_order)
-    ]
-
-
-def _issue_url(issue: str) -> str:
-    match = ISSUE.match(issue)
-    if match is None:
-        return ""
-    return f"https://github.com/{match['repo']}/issues/{match['number']}"
-
-
-def _issue_order(issue: str) -> tuple[str, int]:
-    match = ISSUE.match(issue)
-    return (issue, 0) if match is None else (match["repo"], int(match["number"]))
-
-
 def _ordered(names: Iterator[str] | Any) -> list[str]:
     return list(dict.fromkeys(names))
 
@@ -635,11 +638,3 @@ def _point_order(point: ChangePoint) -> tuple[Any, ...]:
 def _short(value: Any, limit: int = 120) -> str:
     text = json.dumps(value, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _watch_words(before: Any, after: Any) -> str:
-    if before == "present" and after == "absent":
-        return "fixed (present -> absent)"
-    if before == "absent" and after == "present":
-        return "back (absent -> present)"
-    return f"{_short(before)} -> {_short(after)}"

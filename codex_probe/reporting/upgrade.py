@@ -27,6 +27,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
 from codex_probe.reporting.history_view import Difference, HistoryView
 
@@ -289,7 +290,9 @@ def _part(change: Change, subject: str, *, with_place: bool) -> str:
     name = difference.key.removeprefix(subject).lstrip(".:/ ")
     what = "verdict" if difference.kind == "verdict" else name or difference.kind
     if difference.kind == "watch":
-        what = {"present": "back", "absent": "fixed"}.get(str(difference.after), "state")
+        # The watch list's word for it (fixed, back); its places are said below.
+        watched = WatchChange.of(difference.key, "", "", difference.before, difference.after)
+        what = watched.kind if watched else "state"
     place = _where(difference) if with_place else ""
     moved = f"{what}: {_short(difference.before)} -> {_short(difference.after)}"
     return moved + (f", {place}" if place else "")

@@ -233,14 +233,33 @@ class Change:
     before: State
     after: State
 
+    @classmethod
+    def of(cls, issue: str, version: str, previous: str, before: Any, after: Any) -> Change | None:
+        """The change a recorded change point says (its before and after as the words of
+        State: a history's `watch` change point); None unless they are two decided states
+        that differ."""
+        decided = (State.PRESENT.value, State.ABSENT.value)
+        if before == after or not all(isinstance(s, str) and s in decided for s in (before, after)):
+            return None
+        return cls(issue, version, previous, State(before), State(after))
+
     @property
     def kind(self) -> str:
         """ "fixed" (present, then absent) or "back" (absent, then present)."""
         return "fixed" if self.after is State.ABSENT else "back"
 
+    @property
+    def said(self) -> str:
+        """ "fixed in X" or "back in X": the words every report of a change uses."""
+        return f"{self.kind} in {self.version}"
+
+    @property
+    def was(self) -> str:
+        """ "present in W": the state before it, and the last release that had it."""
+        return f"{self.before.value} in {self.previous}"
+
     def describe(self) -> str:
-        was = f"{self.before.value} in {self.previous}"
-        return f"{self.issue} {self.kind} in {self.version} ({was})"
+        return f"{self.issue} {self.said} ({self.was})"
 
     def to_json(self) -> dict[str, str]:
         return {

@@ -5,7 +5,10 @@ row per aspect of the protocol surface. A finding's cell is coloured by its verd
 on a cell's left edge marks a change point (the verdict differs from the release before),
 a dot marks a change of the observed values under the same verdict. A surface cell is
 blue where the release's surface was recorded, with a bar where any key of that aspect
-changed. The page lists every change point with what changed: the surface's by release.
+changed. Then, when the history records the findings the watch list reads, one row per
+watched upstream issue: its state by colour and symbol (● present, ○ absent, ? undecided),
+a bar where it changed. The page lists every change point with what changed: the surface's
+by release, a watched issue's as "fixed in X" or "back in X".
 """
 
 from __future__ import annotations
@@ -17,8 +20,14 @@ from typing import Any
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.surface.delta import delta
 from codex_probe.probes.domain.surface.release import ASPECTS
+from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, Change, IssueState, State
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.probes.releases.history import finding_rows, history_change_points
+from codex_probe.probes.releases.history import (
+    finding_rows,
+    history_change_points,
+    records_watch,
+    watch_states,
+)
 
 COLOURS = {
     "holds": "#3f9b4f",
@@ -29,13 +38,25 @@ COLOURS = {
 }
 SURFACE_COLOUR = "#6c9bd2"
 SURFACE_ROW = "surface: "
+WATCH_ROW = "watch: "
+# A watched issue's state: its colour, symbol (so that no one needs the colour), symbol's
+# ink and the legend's words.
+WATCH_LOOK = {
+    State.PRESENT: ("#d55e00", "●", "#ffffff", "bug present"),
+    State.ABSENT: ("#d9efe6", "○", "#1b4d3e", "bug absent"),
+    State.BROKEN: ("#f2e3ec", "?", "#6b2d5c", "bug undecided: its findings gave no verdict"),
+}
 CELL, GAP, LEFT, TOP = 16, 2, 330, 74
 
 
 def rows(document: dict[str, Any]) -> list[str]:
-    """The findings, then a row per surface aspect when any release recorded a surface."""
+    """The findings, then a row per surface aspect when any release recorded a surface,
+    then a row per watched issue when any release recorded what decides them."""
     surfaced = any(isinstance(e.get("surface"), dict) for e in document["releases"].values())
-    return finding_rows(document) + ([SURFACE_ROW + a for a in ASPECTS] if surfaced else [])
+    watched = [WATCH_ROW + w.issue for w in WATCHED] if records_watch(document) else []
+    return (
+        finding_rows(document) + ([SURFACE_ROW + a for a in ASPECTS] if surfaced else []) + watched
+    )
 
 
 def columns(document: dict[str, Any]) -> list[str]:
@@ -56,8 +77,18 @@ def change_points(document: dict[str, Any]) -> list[ChangePoint]:
     return history_change_points(document, None)
 
 
+def watch_change(point: ChangePoint) -> Change | None:
+    """A watched issue's change point in the watch list's terms (None: not one)."""
+    if point.kind != "watch":
+        return None
+    return Change.of(point.key, point.first_changed, point.last_same, point.before, point.after)
+
+
 def describe(point: ChangePoint) -> str:
-    """One line: what changed where, and the release before it."""
+    """One line: what changed where, and the release before it ("fixed in X" or "back in
+    X" for a watched issue)."""
+    if change := watch_change(point):
+        return change.describe()
     return (
         f"{point.key}: {point.kind} changed in {point.first_changed} "
         f"(last same: {point.last_same}): {detail(point)}"
@@ -65,7 +96,9 @@ def describe(point: ChangePoint) -> str:
 
 
 def detail(point: ChangePoint, limit: int = 4) -> str:
-    if point.kind == "verdict":
+    if change := watch_change(point):
+        return change.describe()
+    if point.kind in ("verdict", "watch"):
         return f"{point.before} -> {point.after}"
     old, new = point.before, point.after
     if point.kind == "observed" and isinstance(old, dict) and isinstance(new, dict):
@@ -86,6 +119,7 @@ def render_svg(document: dict[str, Any]) -> str:
             aspect = SURFACE_ROW + surface_point.key.split(" ", 1)[0]
             where = (aspect, surface_point.first_changed)
             surface_changes.setdefault(where, []).append(surface_point)
+    states = watch_states(document) if records_watch(document) else {}
     width = LEFT + len(releases) * (CELL + GAP) + 20
     height = TOP + len(findings) * (CELL + GAP) + 20
     out = [
@@ -108,6 +142,12 @@ def render_svg(document: dict[str, Any]) -> str:
             if finding.startswith(SURFACE_ROW):
                 changed = surface_changes.get((finding, release), [])
                 out += _surface_cell(document, release, finding, changed, x, y)
+                continue
+            if finding.startswith(WATCH_ROW):
+                issue = finding.removeprefix(WATCH_ROW)
+                decided = states.get(release, {}).get(issue)
+                point = points.get((issue, release))
+                out += _watch_cell(document, release, issue, decided, point, x, y)
                 continue
             cell = _cell(document, release, finding)
             verdict = None if cell is None else cell["verdict"]
@@ -161,6 +201,40 @@ def _surface_cell(
     return drawn
 
 
+def _watch_cell(
+    document: dict[str, Any],
+    release: str,
+    issue: str,
+    found: IssueState | None,
+    point: ChangePoint | None,
+    x: float,
+    y: float,
+) -> list[str]:
+    """A watched issue on a release: its state's colour and symbol, why in the tooltip, a
+    bar where its state changed."""
+    if found is None:
+        missing = document["releases"][release].get("unavailable")
+        tip = f"{issue} on {release}: " + (f"not installable: {missing}" if missing else "")
+        return [
+            f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{COLOURS[None]}">'
+            f"<title>{html.escape(tip[:300])}</title></rect>"
+        ]
+    colour, symbol, ink, label = WATCH_LOOK[found.state]
+    tip = f"{issue} on {release}: {label}\n{found.why[:300]}"
+    change = None if point is None else watch_change(point)
+    if change is not None:
+        tip += f"\n{change.describe()}"
+    drawn = [
+        f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}">'
+        f"<title>{html.escape(tip)}</title></rect>",
+        f'<text x="{x + CELL / 2}" y="{y + CELL - 4}" text-anchor="middle" fill="{ink}" '
+        f'pointer-events="none">{symbol}</text>',
+    ]
+    if change is not None:
+        drawn.append(f'<rect x="{x - 2}" y="{y - 1}" width="3" height="{CELL + 2}" fill="#000"/>')
+    return drawn
+
+
 def render_html(document: dict[str, Any], svg_name: str) -> str:
     releases = columns(document)
     points = change_points(document)
@@ -196,20 +270,31 @@ def render_html(document: dict[str, Any], svg_name: str) -> str:
             ("not probed", COLOURS[None]),
         )
     )
+    if records_watch(document):
+        legend += (
+            " | watched upstream issues: "
+            + " ".join(
+                f'<span class="key" style="background:{colour};color:{ink}">{symbol}</span>{label}'
+                for colour, symbol, ink, label in WATCH_LOOK.values()
+            )
+            + " (a bar: its state changed)"
+        )
     listed = "\n".join(
         f"<li><b>{html.escape(p.key)}</b>: {p.kind} changed in "
         f"<b>{html.escape(p.first_changed)}</b> (last same: {html.escape(p.last_same)}): "
         f"<code>{html.escape(detail(p))}</code></li>"
         for p in points
-        if p.kind != "surface"
+        if p.kind not in ("surface", "watch")
     )
     surface = _surface_list([p for p in points if p.kind == "surface"])
+    watched = _watch_list(points) if records_watch(document) else ""
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <title>codex-probe history {html.escape(span)}</title>
 <style>
 body {{ font-family: sans-serif; margin: 24px; color: #222; }}
-.key {{ display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px; }}
+.key {{ display: inline-block; width: 12px; height: 12px; margin: 0 4px 0 12px;
+  font-size: 10px; line-height: 12px; text-align: center; }}
 code {{ font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }}
 ul {{ max-width: 1100px; }}
 li {{ margin: 4px 0; }}
@@ -226,11 +311,29 @@ a dot: the observed values changed</span></p>
 {listed or "<li>none: every finding gives the same verdict and values on every release</li>"}
 </ul>
 {surface}
+{watched}
 {not_installable}
 <p>Per release: <code>releases/VERSION/verdict.json</code> and
 <code>releases/VERSION/surface.json</code>; the data: <code>history.json</code>.</p>
 </body></html>
 """
+
+
+def _watch_list(points: list[ChangePoint]) -> str:
+    """Each watched issue's changes of state, in the watch list's words."""
+    changes = [change for point in points if (change := watch_change(point))]
+    items = "\n".join(
+        f'<li><a href="{html.escape(BY_ISSUE[c.issue].url)}"><b>{html.escape(c.issue)}</b></a> '
+        f"{html.escape(c.said)} ({html.escape(c.was)}): "
+        f"{html.escape(BY_ISSUE[c.issue].title)}</li>"
+        if c.issue in BY_ISSUE
+        else f"<li>{html.escape(c.describe())}</li>"
+        for c in changes
+    )
+    none = "<li>none: each watched issue keeps its state wherever it was decided</li>"
+    return f"<h2>Watched upstream issues: where a state changed ({len(changes)})</h2>\n" + (
+        f"<ul>\n{items or none}\n</ul>"
+    )
 
 
 def _surface_list(points: list[ChangePoint]) -> str:

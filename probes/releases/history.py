@@ -9,7 +9,9 @@ skipped. Shards of a range (`--shard K/N`, one CI job each) write their own file
 
 `change_points` lists where any recorded value changes along the range (change_points.py):
 a finding's verdict, its observed values under the same verdict, each key of the surface
-(its before and after cut down to the parts that differ).
+(its before and after cut down to the parts that differ), each watched upstream issue's
+state as probes/domain/watch.py decides it from the release's findings ("fixed in X",
+"back in X").
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
 from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
+from codex_probe.probes.domain.watch import (
+    WATCH_FINDINGS,
+    WATCHED,
+    IssueState,
+    State,
+    issue_states,
+)
 from codex_probe.probes.releases.change_points import ChangePoint, Row, change_points, trimmed
 from codex_probe.probes.runner.release_run import ReleaseRun
 from codex_probe.probes.runner.scenarios import SCENARIOS
@@ -183,7 +192,8 @@ def finding_rows(document: dict[str, Any]) -> list[str]:
 def history_rows(document: dict[str, Any], folder: Path | None) -> Iterator[Row]:
     """The rows whose change points the history lists: each finding's verdict and its
     observed values (ids masked), then each surface key (from the surface files under
-    `folder`; none without one). Values of surface rows are canonical JSON text."""
+    `folder`; none without one), then each watched issue's state. Values of surface rows
+    are canonical JSON text."""
     releases = document["releases"]
     for finding in finding_rows(document):
         cells = {v: e["findings"][finding] for v, e in releases.items() if finding in e["findings"]}
@@ -191,6 +201,44 @@ def history_rows(document: dict[str, Any], folder: Path | None) -> Iterator[Row]
         yield Row("observed", finding, {v: comparable(c.get("observed")) for v, c in cells.items()})
     if folder is not None:
         yield from surface_rows(document, folder)
+    yield from watch_rows(document)
+
+
+def records_watch(document: dict[str, Any]) -> bool:
+    """Whether a release records a finding the watch list reads: only then can the history
+    say anything of the watched issues (one made by other probes cannot)."""
+    return any(
+        finding in (entry.get("findings") or {})
+        for entry in document["releases"].values()
+        for finding in WATCH_FINDINGS
+    )
+
+
+def watch_states(document: dict[str, Any]) -> dict[str, dict[str, IssueState]]:
+    """Every watched issue on each release that ran, decided by the watch list from the
+    release's findings as the history records them (a release that cannot run has none)."""
+    return {
+        version: issue_states(entry.get("findings") or {})
+        for version, entry in document["releases"].items()
+        if not entry.get("unavailable")
+    }
+
+
+def watch_rows(document: dict[str, Any]) -> Iterator[Row]:
+    """One row per watched issue (none unless the history records what decides them): its
+    state per release, present or absent. A release whose findings could not decide it
+    (broken) has no value there, like a surface key in a gap: it is passed over, neither a
+    change nor the same, so the change point spans it (last same: the release before it)."""
+    if not records_watch(document):
+        return
+    states = watch_states(document)
+    for watched in WATCHED:
+        decided = {
+            version: found.state.value
+            for version, by_issue in states.items()
+            if (found := by_issue[watched.issue]).state is not State.BROKEN
+        }
+        yield Row("watch", watched.issue, decided)
 
 
 def surface_rows(document: dict[str, Any], folder: Path) -> Iterator[Row]:
@@ -235,8 +283,8 @@ def _read_surface_values(
 
 def history_change_points(document: dict[str, Any], folder: Path | None) -> list[ChangePoint]:
     """Every change point: of a verdict, of the observed values where the verdict stayed,
-    of each surface key (cut down to what differs). A surface key seen only in some
-    releases is null in the others that have a surface."""
+    of each surface key (cut down to what differs), of each watched issue's state. A
+    surface key seen only in some releases is null in the others that have a surface."""
     rows = list(history_rows(document, folder))
     with_surface = {
         v for v, e in document["releases"].items() if isinstance(e.get("surface"), dict)

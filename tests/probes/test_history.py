@@ -12,7 +12,19 @@ from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.file import write_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, Surface
-from codex_probe.probes.releases.grid import change_points, render_html, render_svg, rows
+from codex_probe.probes.domain.watch import WATCHED, issue_states, state_changes
+from codex_probe.probes.releases.change_points import ChangePoint
+from codex_probe.probes.releases.grid import (
+    CELL,
+    GAP,
+    LEFT,
+    TOP,
+    change_points,
+    describe,
+    render_html,
+    render_svg,
+    rows,
+)
 from codex_probe.probes.releases.history import (
     HistoryError,
     Shard,
@@ -350,3 +362,137 @@ def test_history_merge_keeps_the_surface_files_of_the_releases_it_joins(tmp_path
     assert "0.2.0 (last same: 0.1.0): 1 answers, 1 schema; codex-probe diff 0.1.0 0.2.0" in (
         done.stdout
     )
+
+
+# ----- the watch list's band and change points ------------------------------------------
+
+SWITCH = "model-switch-sends-base-once"  # decides openai/codex#41491 alone
+DUPLICATED = "openai/codex#41491"
+
+
+def switching(probed_at: str, duplicated: bool | None) -> dict[str, Any]:
+    """A release entry whose model-switch finding shows #41491 (True), shows it absent
+    (False), or could not tell (None: the finding is broken)."""
+    found = entry(probed_at, **{SWITCH: "broken" if duplicated is None else "holds"})
+    finding = found["findings"][SWITCH]
+    finding["observed"] = {} if duplicated is None else {"base_in_model_switch_block": duplicated}
+    if duplicated is None:
+        finding["summary"] = "the run recorded no step 'turn-2'"
+    return found
+
+
+def switch_history(*states: bool | None) -> dict[str, Any]:
+    return history(**{f"0_{n}_0": switching("t", state) for n, state in enumerate(states, 1)})
+
+
+def watch_points(document: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
+    save_history(tmp_path / "history.json", document)
+    saved = json.loads((tmp_path / "history.json").read_text())
+    return [p for p in saved["change_points"] if p["kind"] == "watch"]
+
+
+def test_a_watched_issue_fixed_in_a_release_is_a_watch_change_point_that_says_fixed_in_it(
+    tmp_path: Path,
+) -> None:
+    points = watch_points(switch_history(True, True, False), tmp_path)
+    assert points == [
+        {
+            "kind": "watch",
+            "key": DUPLICATED,
+            "first_changed": "0.3.0",
+            "last_same": "0.2.0",
+            "before": "present",
+            "after": "absent",
+        }
+    ]
+    assert describe(ChangePoint.from_json(points[0])) == (
+        f"{DUPLICATED} fixed in 0.3.0 (present in 0.2.0)"
+    )
+
+
+def test_a_watched_issue_present_again_is_a_watch_change_point_that_says_back_in_it(
+    tmp_path: Path,
+) -> None:
+    points = watch_points(switch_history(False, True), tmp_path)
+    assert [describe(ChangePoint.from_json(p)) for p in points] == [
+        f"{DUPLICATED} back in 0.2.0 (absent in 0.1.0)"
+    ]
+
+
+def test_a_release_whose_findings_cannot_decide_a_watched_issue_is_passed_over_not_a_change(
+    tmp_path: Path,
+) -> None:
+    # Undecided between two releases with the bug: no change at all, as a surface's gap.
+    assert watch_points(switch_history(True, None, True), tmp_path) == []
+    # Undecided between the bug and its fix: the change spans it, from the last decided one.
+    document = switch_history(True, None, False)
+    document["releases"]["0.2.5"] = unavailable_entry("Error: Missing optional dependency")
+    spanned = watch_points(document, tmp_path)
+    assert [(p["last_same"], p["first_changed"]) for p in spanned] == [("0.1.0", "0.3.0")]
+
+
+def test_the_history_s_watch_change_points_are_the_changes_the_watch_command_names(
+    tmp_path: Path,
+) -> None:
+    document = switch_history(False, True, None, True, False, False, True)
+    by_release = [(v, issue_states(e["findings"])) for v, e in document["releases"].items()]
+    named = [
+        (c.issue, c.previous, c.version, c.before.value, c.after.value)
+        for c in state_changes(by_release)
+    ]
+    recorded = [
+        (p["key"], p["last_same"], p["first_changed"], p["before"], p["after"])
+        for p in watch_points(document, tmp_path)
+    ]
+    assert recorded == named and len(named) == 3
+
+
+def test_a_history_without_the_findings_the_watch_list_reads_has_no_watch_rows(
+    tmp_path: Path,
+) -> None:
+    document = history(v0_1_0=entry("t", a="holds"), v0_2_0=entry("t", a="changed"))
+    assert watch_points(document, tmp_path) == []
+    assert not [row for row in rows(document) if row.startswith("watch: ")]
+    assert "Watched upstream issues" not in render_html(document, "history.svg")
+
+
+def test_the_grid_has_a_band_of_watched_issues_by_colour_and_symbol_with_a_bar_where_one_changed(
+    tmp_path: Path,
+) -> None:
+    document = switch_history(True, None, False)
+    save_history(tmp_path / "history.json", document)
+    watch_rows = [f"watch: {w.issue}" for w in WATCHED]
+    assert rows(document) == [SWITCH, *watch_rows]
+    svg = render_svg(document)
+    # Present, undecided (the why in its tooltip) and absent: each its symbol and colour.
+    row = rows(document).index(f"watch: {DUPLICATED}")
+    y = TOP + row * (CELL + GAP)
+    drawn = [(LEFT + column * (CELL + GAP), state) for column, state in enumerate("●?○")]
+    for x, symbol in drawn:
+        assert f'<text x="{x + CELL / 2}" y="{y + CELL - 4}" text-anchor="middle"' in svg
+        assert f'pointer-events="none">{symbol}</text>' in svg
+    assert f"{DUPLICATED} on 0.2.0: bug undecided" in svg
+    assert f"{SWITCH} is broken: the run recorded no step &#x27;turn-2&#x27;" in svg
+    # The bar where it changed (0.3.0, after the undecided 0.2.0), and nowhere else.
+    assert svg.count(f'y="{y - 1}" width="3"') == 1
+    assert f'<rect x="{drawn[2][0] - 2}" y="{y - 1}" width="3"' in svg
+    assert "fixed in 0.3.0 (present in 0.1.0)" in svg
+    page = render_html(document, "history.svg")
+    assert "<h2>Watched upstream issues: where a state changed (1)</h2>" in page
+    assert f"<b>{DUPLICATED}</b></a> fixed in 0.3.0 (present in 0.1.0): Custom base" in page
+    assert "watch changed" not in page
+    assert ">●</span>bug present" in page and ">?</span>bug undecided" in page
+
+
+def test_the_history_command_says_fixed_in_or_back_in_for_each_watched_issue(
+    tmp_path: Path,
+) -> None:
+    shard = tmp_path / "history.json"
+    shard.write_text(json.dumps(switch_history(False, True, False)))
+    done = codex_probe("history", "merge", str(shard), "--out", str(tmp_path / "all"))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "change points of watched upstream issues (2):\n"
+        f"  {DUPLICATED} back in 0.2.0 (absent in 0.1.0)\n"
+        f"  {DUPLICATED} fixed in 0.3.0 (present in 0.2.0)\n"
+    ) in done.stdout

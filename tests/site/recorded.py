@@ -74,6 +74,31 @@ def placement(version: str) -> Findings:
     return found
 
 
+STEERED = "steer-in-flight-reaches-the-turn"  # decides openai/codex#40805 alone
+QUEUED = "openai/codex#40805"
+
+
+def queued_steer(states: dict[str, bool | None]) -> Callable[[str], Findings]:
+    """What the probes record (placement), with openai/codex#40805 shown (True), not shown
+    (False) or undecided (None: the finding that decides it broke) on the releases named."""
+
+    def recorded(version: str) -> Findings:
+        found = placement(version)
+        if version in states:
+            shown = states[version]
+            found[STEERED] = (
+                ("broken", {})
+                if shown is None
+                else (
+                    "changed" if shown else "holds",
+                    {"accepted": True, "item_before_the_in_flight_answer_ended": not shown},
+                )
+            )
+        return found
+
+    return recorded
+
+
 def finding(finding_id: str, version: str, verdict: str, observed: Observed) -> Finding:
     known = next((a for a in ASSUMPTIONS if a.id == finding_id), None)
     if known is None:  # a fidelity finding

@@ -11,10 +11,21 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from codex_probe.probes.domain.watch import WATCHED
 from codex_probe.reporting.history_view import HistoryView
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.data_writer import write_dataset, zip_folder
-from tests.site.recorded import AFTER, BEFORE, DEVELOPER, FIELD, MOVED, write_history
+from tests.site.recorded import (
+    AFTER,
+    BEFORE,
+    DEVELOPER,
+    FIELD,
+    MOVED,
+    QUEUED,
+    STEERED,
+    queued_steer,
+    write_history,
+)
 
 REGENERATE = (
     "python -m codex_probe.reporting.site.dataset > codex_probe/reporting/site/dataset.schema.json"
@@ -32,7 +43,7 @@ VERSION_1_FIELDS = {
     "ReleaseEntry": {"version", "status", "probed_at", "counts", "file"},
     "FindingEntry": {"id", "kind", "required", "spec_section", "statement", "file"},
     "ChangePoint": {"kind", "key", "subject", "first_changed", "last_same", "before", "after"},
-    "WatchedIssue": {"issue", "url", "title", "findings", "states"},
+    "WatchedIssue": {"issue", "url", "title", "findings", "states", "undecided"},
     "ReleaseFile": {
         "record", "dataset_version", "version", "status", "unavailable", "probed_at", "tool",
         "probe_set", "seconds", "previous", "fake_profile", "findings", "surface",
@@ -143,6 +154,28 @@ def test_a_finding_file_holds_its_timeline_and_change_points(data: Path) -> None
     assert [(p["key"], p["first_changed"]) for p in finding["change_points"]] == [
         ("base-developer-placement.base_at", MOVED)
     ]
+
+
+def test_the_index_carries_each_watched_bug_s_states_why_one_was_undecided_and_its_changes(
+    tmp_path: Path,
+) -> None:
+    recorded = queued_steer({"0.160.0": False, BEFORE: None, MOVED: True})
+    folder = write_history(tmp_path / "history", ("0.160.0", BEFORE, MOVED), recorded=recorded)
+    write_dataset(HistoryView.load(folder), tmp_path / "data")
+    index = json.loads((tmp_path / "data" / "index.json").read_text())
+    assert [w["issue"] for w in index["watch"]] == [w.issue for w in WATCHED]
+    queued = next(w for w in index["watch"] if w["issue"] == QUEUED)
+    assert queued["findings"] == [STEERED]
+    assert queued["states"] == {"0.160.0": "absent", MOVED: "present"}
+    assert list(queued["undecided"]) == [BEFORE]
+    assert queued["undecided"][BEFORE].startswith(f"{STEERED} is broken")
+    assert [p for p in index["change_points"] if p["kind"] == "watch"] == [
+        {"kind": "watch", "key": QUEUED, "subject": QUEUED, "first_changed": MOVED,
+         "last_same": "0.160.0", "before": "absent", "after": "present"}
+    ]  # fmt: skip
+    finding = json.loads((tmp_path / "data" / f"findings/{STEERED}.json").read_text())
+    assert finding["upstream"] == [QUEUED]
+    assert finding["timeline"][2]["upstream"] == [{"issue": QUEUED, "state": "present"}]
 
 
 def test_a_bundle_is_zipped_with_the_same_bytes_each_time_and_keeps_its_script_runnable(

@@ -8,8 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from codex_probe.probes.domain.watch import WATCH_FINDINGS, WATCHED, State
+from codex_probe.probes.releases.history import load_history, save_history
 from codex_probe.reporting.history_view import HistoryView, HistoryViewError, portable
-from tests.site.recorded import AFTER, BEFORE, DEVELOPER, FIELD, MOVED, write_history
+from tests.site.recorded import (
+    AFTER,
+    BEFORE,
+    DEVELOPER,
+    FIELD,
+    MOVED,
+    QUEUED,
+    STEERED,
+    Findings,
+    placement,
+    queued_steer,
+    write_history,
+)
 
 
 def test_change_points_are_computed_from_the_releases_when_the_history_has_none(
@@ -147,24 +161,58 @@ def test_surface_aspects_are_read_from_the_digest_or_from_surface_json(tmp_path:
     assert points == [("schema", MOVED)]
 
 
-def test_watched_bugs_come_from_the_upstream_list_of_each_finding(tmp_path: Path) -> None:
-    def upstream(version: str) -> dict[str, list[dict[str, str]]]:
-        state = "absent" if version == AFTER else "present"
-        return {"steer-mid-answer-keeps-reply": [{"issue": "openai/codex#40805", "state": state}]}
-
-    watch = [{"issue": "openai/codex#40805", "title": "turn/steer succeeds while only queued"}]
-    view = HistoryView.load(write_history(tmp_path, upstream=upstream, watch=watch))
-    assert [(w.issue, w.title) for w in view.watched] == [
-        ("openai/codex#40805", "turn/steer succeeds while only queued")
+def test_a_watched_bug_s_state_is_the_watch_list_s_decision_from_the_recorded_findings(
+    tmp_path: Path,
+) -> None:
+    recorded = queued_steer({BEFORE: True, MOVED: True, AFTER: False})
+    view = HistoryView.load(write_history(tmp_path, recorded=recorded))
+    assert [(w.issue, w.title, w.url) for w in view.watched] == [
+        (w.issue, w.title, w.url) for w in WATCHED
     ]
-    assert view.watched[0].url == "https://github.com/openai/codex/issues/40805"
-    assert view.watch_state(MOVED, "openai/codex#40805") == "present"
-    assert view.issue_findings("openai/codex#40805") == ["steer-mid-answer-keeps-reply"]
+    assert view.watch_state(MOVED, QUEUED) == "present"
+    assert view.watch_state(AFTER, QUEUED) == "absent"
+    assert view.issue_findings(QUEUED) == [STEERED]
+    assert [w.issue for w in view.issues_decided_by(STEERED)] == [QUEUED]
+    # The judge's upstream field, made from the recorded values where none was recorded.
+    cell = view.cell(MOVED, STEERED)
+    assert cell is not None and [(u.issue, u.state) for u in cell.upstream] == [(QUEUED, "present")]
     fixed = [p for p in view.change_points if p.kind == "watch"]
-    assert [p.describe() for p in fixed] == [
-        f"openai/codex#40805: watch changed in {AFTER} (last same: {MOVED}): "
-        "fixed (present -> absent)"
-    ]
+    assert [p.describe() for p in fixed] == [f"{QUEUED} fixed in {AFTER} (present in {MOVED})"]
+
+
+def test_a_release_that_could_not_decide_a_watched_bug_says_why_and_is_no_change(
+    tmp_path: Path,
+) -> None:
+    recorded = queued_steer({BEFORE: True, MOVED: None, AFTER: False})
+    view = HistoryView.load(write_history(tmp_path, recorded=recorded))
+    undecided = view.watch_decision(MOVED, QUEUED)
+    assert undecided is not None and undecided.state is State.BROKEN
+    assert undecided.why.startswith(f"{STEERED} is broken")
+    assert view.watch_state(MOVED, QUEUED) is None
+    fixed = [(p.last_same, p.first_changed) for p in view.change_points if p.kind == "watch"]
+    assert fixed == [(BEFORE, AFTER)]
+
+
+def test_the_computed_watch_change_points_are_the_ones_history_json_lists(tmp_path: Path) -> None:
+    recorded = queued_steer({BEFORE: False, MOVED: True, AFTER: None})
+    folder = write_history(tmp_path, recorded=recorded)
+    computed = [p.to_json() for p in HistoryView.load(folder).change_points if p.kind == "watch"]
+    save_history(folder / "history.json", load_history(folder / "history.json"))
+    given = HistoryView.load(folder)
+    assert given.change_points_given
+    assert [p.to_json() for p in given.change_points if p.kind == "watch"] == computed
+    assert len(computed) == 1
+
+
+def test_a_history_without_the_findings_the_watch_list_reads_watches_nothing(
+    tmp_path: Path,
+) -> None:
+    def unwatched(version: str) -> Findings:
+        return {f: found for f, found in placement(version).items() if f not in WATCH_FINDINGS}
+
+    view = HistoryView.load(write_history(tmp_path, recorded=unwatched))
+    assert view.watched == [] and view.watch_state(MOVED, QUEUED) is None
+    assert [p for p in view.change_points if p.kind == "watch"] == []
 
 
 def test_a_history_that_is_not_json_is_an_error_naming_the_file(tmp_path: Path) -> None:

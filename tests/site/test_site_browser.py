@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 
 from codex_probe.harness.child_env import BROWSER, child_env, search_path
+from codex_probe.probes.domain.watch import WATCHED
 from codex_probe.reporting.browser import SEALED_FLAGS, find_browser
 from codex_probe.reporting.site.build import build_site
 from tests.site.recorded import (
@@ -101,7 +102,7 @@ def test_the_grid_renders_from_file_with_a_cell_per_release_and_finding(
     page = watched.page
     page.goto((site / "index.html").as_uri())
     cells = page.locator("table.grid tbody td")
-    assert cells.count() == len(VERSIONS) * len(every_finding_id())
+    assert cells.count() == len(VERSIONS) * (len(every_finding_id()) + len(WATCHED))
     assert page.locator("table.grid thead th.v").all_inner_texts() == list(VERSIONS)
     moved = page.locator("table.grid").locator(
         f'a[href="findings/steer-mid-answer-keeps-reply.html#v{MOVED}"]'
@@ -120,6 +121,13 @@ def test_the_grid_renders_from_file_with_a_cell_per_release_and_finding(
     assert moved.get_attribute("title") == (
         f"steer-mid-answer-keeps-reply on {MOVED}: changed upstream (changed here)"
     )
+    # A watched bug's cell: symbol and colour both, named under the pointer.
+    band = page.locator("table.grid tr", has=page.locator('th a[href$="/issues/40805"]'))
+    absent = band.locator("td a").first
+    assert absent.inner_text() == "○"
+    assert absent.evaluate("a => getComputedStyle(a).backgroundColor") == "rgb(217, 239, 230)"
+    absent.hover()
+    assert absent.get_attribute("title") == "openai/codex#40805 on 0.160.0: bug absent"
     assert watched.errors == []
 
 

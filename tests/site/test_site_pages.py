@@ -11,19 +11,23 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from codex_probe.probes.domain.watch import WATCHED
 from codex_probe.reporting.site.build import INDEX_BUDGET, BuiltSite, build_site
 from tests.cli import codex_probe
 from tests.site.recorded import (
     AFTER,
     BEFORE,
     MOVED,
+    QUEUED,
+    STEERED,
     Findings,
     every_finding_id,
     placement,
+    queued_steer,
     write_history,
 )
 
-ISSUES = [f"openai/codex#{n}" for n in (19045, 28495, 31438, 35810, 40805, 41491, 45361)]
+ISSUES = [f"openai/codex#{n}" for n in (41491, 19045, 40805, 28495, 35810, 45361, 31438)]
 ASPECTS = ["notifications", "answers", "refusals", "model_requests", "sse_events", "schema",
            "initialize", "experimental_api"]  # fmt: skip
 
@@ -69,6 +73,16 @@ def whole_range(version: str) -> Findings:
     for finding_id, (verdict, observed) in list(found.items()):
         observed = {**observed, "evidence_like": "input[3] role=developer part 0 " * 3}
         found[finding_id] = ("changed" if number % 17 == 0 else verdict, observed)
+    # Every watched bug comes, is fixed and comes back, each at releases of its own.
+    for at, watched in enumerate(WATCHED):
+        present = 130 + 3 * at <= number < 160 + 3 * at or number >= 185 + at
+        for sign in watched.signs:
+            verdict, observed = found[sign.finding]
+            shown = {**observed, **sign.values}
+            if not present:  # the first value otherwise: the sign does not show
+                first = next(iter(sign.values))
+                shown[first] = not sign.values[first]
+            found[sign.finding] = (verdict, shown)
     return found
 
 
@@ -82,16 +96,14 @@ def test_the_index_of_a_history_of_the_whole_range_weighs_at_most_500_kB(tmp_pat
         surface=lambda v: {
             "aspects": {a: f"sha256:{a}{int(v.split('.')[1]) // 9}" for a in ASPECTS}
         },
-        upstream=lambda v: {
-            "steer-mid-answer-keeps-reply": [
-                {"issue": issue, "state": "present" if int(v.split(".")[1]) % 3 else "absent"}
-                for issue in ISSUES
-            ]
-        },
     )
     rows = len(every_finding_id()) + len(ASPECTS) + len(ISSUES)
     computed = build_site(history, tmp_path / "site")
-    assert computed.releases == 76 and rows == 37 + 8 + 7
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert computed.releases == 76 and f"Watched upstream bugs ({len(ISSUES)})" in index
+    assert index.count('<td class="wp cv">') == 2 * len(ISSUES)  # came, came back
+    assert index.count('<td class="wa cv">') == len(ISSUES)  # fixed
+    assert rows == len(every_finding_id()) + 8 + 7
     assert computed.index_bytes <= INDEX_BUDGET, computed.describe()
     # A history of its own change points: a surface that changes in many keys at once.
     document = json.loads((history / "history.json").read_text())
@@ -144,30 +156,59 @@ def test_the_grid_shows_state_by_symbol_and_marks_the_change_points(site: Path) 
     assert steer in index and moved in index
     assert "<td class=u><span>\u2013</span>" in index  # not installable
     assert "Change points (" in index and "computed from the releases" in index
-    assert "Protocol surface" not in index and "Watched upstream bugs" not in index
+    assert "Protocol surface" not in index
 
 
-def test_surface_rows_and_the_watch_band_appear_when_the_history_records_them(
-    tmp_path: Path,
-) -> None:
+def test_surface_rows_appear_when_the_history_records_them(tmp_path: Path) -> None:
     given = [{"kind": "surface", "key": "schema.methods", "first_changed": MOVED,
               "last_same": BEFORE, "before": "sha256:1", "after": "sha256:2"}]  # fmt: skip
     history = write_history(
         tmp_path / "history",
         surface=lambda v: {"aspects": {"schema": "sha256:1" if v == BEFORE else "sha256:2"}},
-        upstream=lambda v: {"steer-mid-answer-keeps-reply": [
-            {"issue": "openai/codex#40805", "state": "present" if v != BEFORE else "absent"}]},
         change_points=given,
     )  # fmt: skip
     build_site(history, tmp_path / "site")
     index = (tmp_path / "site" / "index.html").read_text()
     assert "Protocol surface: one row per aspect (1)" in index
-    assert "Watched upstream bugs (1)" in index
     assert f"<td class=sc><a href=releases/{MOVED}.html#surface>◆</a>" in index
-    assert "https://github.com/openai/codex/issues/40805" in index
     assert "Change points (1, history.json)" in index
-    finding = (tmp_path / "site" / "findings" / "steer-mid-answer-keeps-reply.html").read_text()
-    assert "openai/codex#40805" in finding
+
+
+def test_the_watch_band_shows_each_watched_bug_s_state_by_symbol_and_where_it_came_back(
+    tmp_path: Path,
+) -> None:
+    recorded = queued_steer({"0.160.0": False, BEFORE: None, MOVED: True, AFTER: True})
+    history = write_history(tmp_path / "history", ("0.160.0", BEFORE, MOVED, AFTER),
+                            recorded=recorded)  # fmt: skip
+    build_site(history, tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert f"Watched upstream bugs ({len(ISSUES)})" in index
+    assert "https://github.com/openai/codex/issues/40805" in index
+    cell = f"<a href=findings/{STEERED}.html#v{{}}>{{}}</a>"
+    assert "<td class=wa>" + cell.format("0.160.0", "○") in index
+    assert "<td class=wu>" + cell.format(BEFORE, "?") in index  # undecided: no change
+    assert '<td class="wp cv">' + cell.format(MOVED, "●") in index
+    assert "<td class=wp>" + cell.format(AFTER, "●") in index
+    assert "bug undecided: its findings gave no verdict" in index  # the legend
+    assert f"<br>back in {MOVED} (absent in 0.160.0)" in index
+    release = (tmp_path / "site" / "releases" / f"{BEFORE}.html").read_text()
+    assert f"broken: {STEERED} is broken" in release
+
+
+def test_a_finding_page_lists_the_upstream_issues_its_finding_decides(tmp_path: Path) -> None:
+    recorded = queued_steer({BEFORE: False, MOVED: True, AFTER: False})
+    build_site(write_history(tmp_path / "history", recorded=recorded), tmp_path / "site")
+    pages = tmp_path / "site" / "findings"
+    steered = (pages / f"{STEERED}.html").read_text()
+    assert f'<a href="https://github.com/openai/codex/issues/40805">{QUEUED}</a>' in steered
+    assert f"<li>back in {MOVED} (absent in {BEFORE})</li>" in steered
+    assert f"<li>fixed in {AFTER} (present in {MOVED})</li>" in steered
+    assert f'class="x wp cv" title="{MOVED}: present: {STEERED}:' in steered
+    # Two findings decide openai/codex#19045; each page names the other.
+    fork = (pages / "fork-refresh.html").read_text()
+    assert "openai/codex#19045" in fork and "Also decided by: resume-refresh-cold." in fork
+    other = (pages / "base-developer-placement.html").read_text()
+    assert "This finding decides no watched upstream issue." in other
 
 
 def test_a_release_page_says_what_changed_since_the_release_before_and_offers_its_bundles(
@@ -248,3 +289,20 @@ def test_a_rebuild_replaces_only_what_the_site_writes(site: Path, tmp_path: Path
     assert (out / "CNAME").is_file()
     assert not (out / "findings" / "retired-finding.html").exists()
     assert built.pages == 2 + 3 + len(every_finding_id())
+
+
+def test_a_release_where_dozens_of_rows_changed_lists_a_dozen_under_the_grid_and_links_the_rest(
+    tmp_path: Path,
+) -> None:
+    def all_changed(version: str) -> Findings:
+        return {
+            f: ("changed" if version == MOVED else v, o) for f, (v, o) in placement(version).items()
+        }
+
+    build_site(write_history(tmp_path / "history", recorded=all_changed), tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text()
+    block = index[index.index(f'<li><a href="releases/{MOVED}.html"><b>') :]
+    block = block[: block.index("</ul></li>")]
+    assert block.count("(verdict)") == 12
+    more = re.search(rf'<li><a href="releases/{re.escape(MOVED)}.html">and (\d+) more rows', block)
+    assert more is not None and int(more[1]) > 12

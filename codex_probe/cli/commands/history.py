@@ -26,6 +26,7 @@ from codex_probe.probes.releases.history import (
     load_history,
     merge_histories,
     new_history,
+    records_watch,
     save_history,
     unavailable_releases,
 )
@@ -44,7 +45,8 @@ def register(subparsers: Any) -> None:
         description="Probe every published codex-cli release from --from to --to (each with "
         "its fake on a checked-in or learned profile) and write OUT/history.json (release x "
         "finding -> verdict and observed values, each release's surface by digest, every "
-        "change point of a verdict, an observed value or a surface key), OUT/history.html "
+        "change point of a verdict, an observed value, a surface key or a watched upstream "
+        "issue's state: fixed in X, back in X), OUT/history.html "
         "and OUT/history.svg (the grid, change points marked) and "
         "OUT/releases/VERSION/verdict.json and surface.json. A re-run skips releases already "
         "recorded by the same tool. `history merge` joins shards.",
@@ -145,12 +147,17 @@ def run(args: argparse.Namespace) -> int:
 def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     missing = [r for r in wanted if r not in document["releases"]]
     points = change_points(document)
-    findings = [p for p in points if p.kind != "surface"]
+    findings = [p for p in points if p.kind not in ("surface", "watch")]
     surface = [p for p in points if p.kind == "surface"]
+    watched = [p for p in points if p.kind == "watch"]
     print(f"history: {out / HISTORY_FILE}; grid: {out / GRID_HTML}")
     print(f"change points of findings ({len(findings)}):")
     for point in findings:
         print(f"  {describe(point)}")
+    if watched or records_watch(document):
+        print(f"change points of watched upstream issues ({len(watched)}):")
+        for point in watched:
+            print(f"  {describe(point)}")
     print(f"change points of the surface ({len(surface)}; each listed in history.json):")
     for (first, last), aspects in _surface_by_release(surface).items():
         counted = ", ".join(f"{n} {aspect}" for aspect, n in aspects.items())

@@ -95,6 +95,12 @@ def _index_record(view: HistoryView, releases: dict[str, model.ReleaseFile]) -> 
                     for v in view.probed_versions
                     if (state := view.watch_state(v, w.issue))
                 },
+                undecided={
+                    v: decided.why
+                    for v in view.probed_versions
+                    if (decided := view.watch_decision(v, w.issue))
+                    and view.watch_state(v, w.issue) is None
+                },
             )
             for w in view.watched
         ],
@@ -259,7 +265,7 @@ def _finding_record(view: HistoryView, finding_id: str) -> model.FindingFile:
         expected=info.expected,
         timeline=timeline,
         change_points=[_change_point(p) for p in view.points_of(finding_id)],
-        upstream=[w.issue for w in view.watched if finding_id in view.issue_findings(w.issue)],
+        upstream=[w.issue for w in view.issues_decided_by(finding_id)],
     )
 
 

@@ -135,6 +135,14 @@ class WatchedIssue(msgspec.Struct):
     title: Annotated[str, described("Its title, when the history names it.")]
     findings: Annotated[list[str], described("The findings that decide its state.")]
     states: Annotated[dict[str, str], described('Per release (version): "present" or "absent".')]
+    undecided: Annotated[
+        dict[str, str],
+        described(
+            "Per probed release (version) whose findings could not decide it (a finding "
+            "broken or not probed): why. Such a release is in no state: a change of state "
+            "spans it."
+        ),
+    ]
 
 
 class Index(msgspec.Struct, tag_field="record", tag="index"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.history_view import (
     Cell,
     ChangePoint,
@@ -20,8 +21,7 @@ from codex_probe.reporting.site.look import (
     GROUP_NAMES,
     NOT_INSTALLABLE,
     NOT_RECORDED,
-    WATCH_ABSENT,
-    WATCH_PRESENT,
+    WATCH_STATES,
     State,
     compare_href,
     esc,
@@ -192,23 +192,36 @@ def _side(cell: Cell | None, version: str, heading: str) -> str:
 
 
 def _upstream(view: HistoryView, finding_id: str) -> str:
-    issues = [w for w in view.watched if finding_id in view.issue_findings(w.issue)]
+    """Each watched issue the finding decides (with the others the watch list reads for
+    it): its state per release, a bar where it changed, and each change in words."""
+    issues = view.issues_decided_by(finding_id)
     title = "<h2>Upstream issues</h2>"
     if not issues:
         return title + "<p>This finding decides no watched upstream issue.</p>"
     blocks = []
     for issue in issues:
+        points = [p for p in view.points_of(issue.issue) if p.kind == "watch"]
+        changed = {p.first_changed for p in points}
         marks = []
         for version in view.probed_versions:
-            cell = view.cell(version, finding_id)
-            states = [u.state for u in (cell.upstream if cell else ()) if u.issue == issue.issue]
-            if not states:
+            decided = view.watch_decision(version, issue.issue)
+            if decided is None:
                 continue
-            state = WATCH_PRESENT if "present" in states else WATCH_ABSENT
-            shown = symbol(state, "", f"{version}: {state.label}")
+            state = WATCH_STATES[decided.state]
+            mark = "cv" if version in changed else ""
+            shown = symbol(state, mark, f"{version}: {decided.state.value}: {decided.why}")
             marks.append(f'<a href="{release_href(version, DEPTH)}">{shown}{esc(version)}</a>')
+        said = [
+            f"<li>{esc(change.said)} ({esc(change.was)})</li>"
+            for p in points
+            if (change := WatchChange.of(p.key, p.first_changed, p.last_same, p.before, p.after))
+        ]
+        others = [f for f in issue.findings if f != finding_id]
+        also = f"<p>Also decided by: {esc(', '.join(others))}.</p>" if others else ""
         blocks.append(
             f'<h3><a href="{esc(issue.url)}">{esc(issue.issue)}</a> {esc(issue.title)}</h3>'
+            f"{also}"
             f'<div class="strip">{"".join(marks)}</div>'
+            + (f"<ul>{''.join(said)}</ul>" if said else "")
         )
     return title + "".join(blocks)

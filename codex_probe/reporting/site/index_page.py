@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
+from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.history_view import ChangePoint, FindingInfo, HistoryView, Release
 from codex_probe.reporting.site.look import (
     GROUP_TITLES,
@@ -26,6 +27,8 @@ from codex_probe.reporting.site.look import (
     VERDICTS,
     WATCH_ABSENT,
     WATCH_PRESENT,
+    WATCH_STATES,
+    WATCH_UNDECIDED,
     State,
     compare_href,
     esc,
@@ -37,8 +40,11 @@ from codex_probe.reporting.site.look import (
     verdict_words,
 )
 
-# Values listed per row and release under the grid; the rest is on the release's page.
+# Values listed per row and release under the grid, and rows per release (a release where
+# dozens of findings moved at once); the rest is on the release's page.
 POINTS_PER_ROW = 4
+ROWS_PER_RELEASE = 12
+FIRST_KINDS = {"verdict": 0, "watch": 1}
 # Names the cell under the pointer: its row, its release and its state, from the table.
 TIP_SCRIPT = (
     "const L=%s;document.querySelector('table.grid').addEventListener('mouseover',e=>{"
@@ -91,7 +97,7 @@ def render_index(view: HistoryView) -> str:
         s
         for s in STATES
         if s not in (SURFACE_SAME, SURFACE_CHANGED) or view.aspects
-        if s not in (WATCH_PRESENT, WATCH_ABSENT) or view.watched
+        if s not in (WATCH_PRESENT, WATCH_ABSENT, WATCH_UNDECIDED) or view.watched
         if s is not NOT_INSTALLABLE or len(view.probed_versions) < len(view.versions)
     )
     body = (
@@ -169,11 +175,11 @@ def _watch_cell(
 ) -> str:
     if not release.probed:
         return _cell(NOT_INSTALLABLE, None)
-    state = view.watch_state(release.version, issue)
-    if state is None:
+    decided = view.watch_decision(release.version, issue)
+    if decided is None:
         return _cell(NOT_RECORDED, None)
     href = finding_href(finding_id, 0, release.version) if finding_id else None
-    shown = WATCH_PRESENT if state == "present" else WATCH_ABSENT
+    shown = WATCH_STATES[decided.state]
     return _cell(shown, href, marks.get((issue, release.version), ""))
 
 
@@ -238,9 +244,10 @@ def _points(view: HistoryView) -> str:
         )
     }
     by_release: dict[tuple[str, str], list[ChangePoint]] = defaultdict(list)
-    # A verdict's change first: it is what a reader looks for.
+    # A verdict's change first, then a watched bug's: what a reader looks for.
     ranked = sorted(
-        view.change_points, key=lambda p: (p.kind != "verdict", order.get(p.subject, len(order)))
+        view.change_points,
+        key=lambda p: (FIRST_KINDS.get(p.kind, 2), order.get(p.subject, len(order))),
     )
     for point in ranked:
         by_release[(point.first_changed, point.last_same)].append(point)
@@ -248,6 +255,10 @@ def _points(view: HistoryView) -> str:
     items = []
     for (first, last), points in by_release.items():
         lines = _point_lines(points)
+        if len(lines) > ROWS_PER_RELEASE:
+            more = len(lines) - ROWS_PER_RELEASE
+            rest = f'<li><a href="{release_href(first, 0)}">and {more} more rows</a></li>'
+            lines = [*lines[:ROWS_PER_RELEASE], rest]
         items.append(
             f'<li><a href="{release_href(first, 0)}"><b>{esc(first)}</b></a> '
             f'(last same: {esc(last)}; <a href="{compare_href(last, first, 0)}">compare</a>)'
@@ -270,6 +281,12 @@ def _point_lines(points: list[ChangePoint]) -> list[str]:
     for subject, found in by_subject.items():
         parts = []
         for point in found[:POINTS_PER_ROW]:
+            change = point.kind == "watch" and WatchChange.of(
+                subject, point.first_changed, point.last_same, point.before, point.after
+            )
+            if change:
+                parts.append(f"<br>{esc(change.said)} ({esc(change.was)})")
+                continue
             name = point.key.removeprefix(subject).lstrip(".:/ ") or point.kind
             before, after = (
                 (verdict_words(point.before), verdict_words(point.after))

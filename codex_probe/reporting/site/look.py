@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.watch import State as Watch
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,15 @@ SURFACE_SAME = State("s", "·", "surface as the release before", "#dbe6f2", "#34
 SURFACE_CHANGED = State("sc", "◆", "surface changed here", "#0072b2", "#ffffff")
 WATCH_PRESENT = State("wp", "●", "bug present", "#d55e00", "#ffffff")
 WATCH_ABSENT = State("wa", "○", "bug absent", "#d9efe6", "#1b4d3e")
+WATCH_UNDECIDED = State(
+    "wu", "?", "bug undecided: its findings gave no verdict", "#f2e3ec", "#6b2d5c"
+)
+# A watched issue's state, as the watch list decides it, as a cell shows it.
+WATCH_STATES = {
+    Watch.PRESENT: WATCH_PRESENT,
+    Watch.ABSENT: WATCH_ABSENT,
+    Watch.BROKEN: WATCH_UNDECIDED,
+}
 STATES = (
     *VERDICTS.values(),
     NOT_INSTALLABLE,
@@ -45,6 +55,7 @@ STATES = (
     SURFACE_CHANGED,
     WATCH_PRESENT,
     WATCH_ABSENT,
+    WATCH_UNDECIDED,
 )
 GROUP_NAMES = {
     "required": "Required assumption",

@@ -15,8 +15,7 @@ from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
     GROUP_TITLES,
     NOT_INSTALLABLE,
-    WATCH_ABSENT,
-    WATCH_PRESENT,
+    WATCH_STATES,
     compare_href,
     esc,
     finding_href,
@@ -192,17 +191,12 @@ def _verdicts(view: HistoryView, release: Release, record: model.ReleaseFile) ->
 def _watch(view: HistoryView, version: str) -> str:
     rows = []
     for issue in view.watched:
-        state = view.watch_state(version, issue.issue)
-        shown = (
-            symbol(WATCH_PRESENT)
-            if state == "present"
-            else symbol(WATCH_ABSENT)
-            if state == "absent"
-            else ""
-        )
+        decided = view.watch_decision(version, issue.issue)
+        shown = symbol(WATCH_STATES[decided.state]) if decided else ""
+        said = f"{decided.state.value}: {decided.why}" if decided else "not recorded"
         rows.append(
             f'<tr><td>{shown}</td><td><a href="{esc(issue.url)}">{esc(issue.issue)}</a></td>'
-            f"<td>{esc(issue.title)}</td><td>{esc(state or 'not recorded')}</td></tr>"
+            f"<td>{esc(issue.title)}</td><td class='val'>{esc(said)}</td></tr>"
         )
     return '<h2>Watched upstream bugs</h2><table class="list">' + "".join(rows) + "</table>"
 
