@@ -255,7 +255,8 @@ async def handshake(run: ScenarioRun) -> None:
     initialized as every scenario's is, declares none) and with it (the initialize here
     declares it), on the two processes the scenario starts anyway."""
     experimental = {"cwd": str(run.home.workdir), EXPERIMENTAL_FIELD: True}
-    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITHOUT)
+    # A thread started is announced before the process is stopped (the next step).
+    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITHOUT, announced=True)
     await run.restart(initialize=False)
     await run.attempt("thread/start", {"cwd": str(run.home.workdir)}, "before-initialize")
     client = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
@@ -264,7 +265,7 @@ async def handshake(run: ScenarioRun) -> None:
     await run.rpc.notify("initialized")
     await run.attempt("initialize", client, "initialize-again")
     await run.attempt(UNKNOWN_METHOD, {}, "unknown-method")
-    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITH)
+    await run.attempt("thread/start", experimental, EXPERIMENTAL_WITH, announced=True)
 
 
 async def remote_compaction(run: ScenarioRun) -> None:

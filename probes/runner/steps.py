@@ -35,6 +35,9 @@ from codex_probe.rig.wiretap import Wiretap
 STEP_TIMEOUT = 60.0
 # How long an unsubscribed thread may take to close; releases that close it do so at once.
 UNLOAD_DEADLINE_S = 0.5
+# How long a thread started may take to be announced (`thread/started` follows the answer
+# to thread/start at once): a scenario that ends or restarts right after would lose it.
+ANNOUNCE_DEADLINE_S = 5.0
 # How long a held answer waits for a release to drop it (it asks the model anew) before it
 # is let go: the old fixed hold was 1.5 s.
 RELEASE_GRACE_S = 1.5
@@ -414,17 +417,39 @@ class ScenarioRun:
         )
 
     async def attempt(
-        self, method: str, params: dict[str, Any], label: str, *, deadline: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any],
+        label: str,
+        *,
+        deadline: float | None = None,
+        announced: bool = False,
     ) -> StepRecord:
         """A request whose answer, a refusal included, is the observation (not a failure of
         the scenario). With `deadline`, silence is an answer too: no answer within `deadline`
         seconds is recorded as `unanswered_within` and the scenario goes on (the client sets
-        a late answer aside, so the process stays usable)."""
+        a late answer aside, so the process stays usable). With `announced`, an answer that
+        starts a thread is followed by its `thread/started` (up to ANNOUNCE_DEADLINE_S)
+        before the step ends, so a scenario that stops the process next does not race it."""
+
+        async def ask() -> Any:
+            result = await self.rpc.request(method, params, timeout=deadline or STEP_TIMEOUT)
+            thread = result.get("thread") if isinstance(result, dict) else None
+            if announced and isinstance(thread, dict):
+                with contextlib.suppress(NotificationTimeout):
+                    await self.rpc.wait_for_notification(
+                        "thread/started",
+                        lambda n: thread_of(n) == thread.get("id"),
+                        timeout=ANNOUNCE_DEADLINE_S,
+                        consume=False,
+                    )
+            return result
+
         return await self._step(
             "attempt",
             label,
             {"method": method, **params},
-            lambda: self.rpc.request(method, params, timeout=deadline or STEP_TIMEOUT),
+            ask,
             expect_error=True,
             silence_after=deadline,
         )
