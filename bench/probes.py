@@ -129,7 +129,13 @@ class StepRecorder:
         self.steps.append(Step("read"))
 
     async def attempt(
-        self, method: str, params: dict[str, Any], label: str, *, deadline: float | None = None
+        self,
+        method: str,
+        params: dict[str, Any],
+        label: str,
+        *,
+        deadline: float | None = None,
+        announced: bool = False,  # waits for an event codex sends at once: no scripted wait
     ) -> None:
         self.scripted_wait += deadline or 0.0  # a release that stays silent costs all of it
         self.steps.append(Step("attempt"))
