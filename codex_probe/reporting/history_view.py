@@ -11,9 +11,9 @@ when they are there, and their absence is no error:
   `before`, `after`): used as given. Without it (a history older than the list), they are
   the ones history.json would list (probes/releases/history.py: `history_change_points`,
   what `save_history` writes), each read as a given one is.
-- A release's protocol surface: its `surface` entry in history.json (a digest, or one per
-  aspect under `aspects`), else `releases/VERSION/surface.json` (one digest per top-level
-  aspect of it).
+- A release's protocol surface, one digest per aspect: read off
+  `releases/VERSION/surface.json` when it is there, else from its `surface` entry in
+  history.json (one digest per aspect under `aspects`, or one for the whole surface).
 - The watched upstream bugs: each one's state on a release is decided by the watch list
   (probes/domain/watch.py) from the release's findings as history.json records them, when
   the history records any finding the list reads (present, absent, or undecided and why).
@@ -41,6 +41,7 @@ from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_ke
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, upstream_of
 from codex_probe.probes.domain.watch import State as WatchState
@@ -408,7 +409,7 @@ def _release(version: str, entry: Any, folder: Path) -> Release:
             bundle_run=str(more.get("bundle_run", "")),
         )
     profile = entry.get("fake_profile")
-    surface, surface_file = _surface(entry.get("surface"), folder / "surface.json")
+    surface, surface_file = _surface(entry.get("surface"), folder / "surface.json", version)
     seconds = entry.get("seconds")
     return Release(
         version,
@@ -467,28 +468,29 @@ def _upstream(value: Any) -> tuple[Upstream, ...]:
     )
 
 
-def _surface(entry: Any, file: Path) -> tuple[dict[str, Any], Path | None]:
+def _surface(entry: Any, file: Path, version: str) -> tuple[dict[str, Any], Path | None]:
+    """A release's surface as one digest per aspect: read off its surface.json (as a
+    history writes it) when there is one, else from the digests history.json gives (one
+    per aspect under `aspects`, or one for the whole surface)."""
     at = file if file.is_file() else None
     if isinstance(entry, dict) and isinstance(entry.get("aspects"), dict):
         return dict(entry["aspects"]), at
+    if at is not None:
+        try:
+            surface = load_surfaces(at).get(version)
+        except SurfaceFileError as error:
+            raise HistoryViewError(str(error)) from None
+        if surface is not None:
+            return {aspect: _digest(keys) for aspect, keys in surface.aspects.items()}, at
     if isinstance(entry, dict) and entry.get("digest") is not None:
         return {"surface": entry["digest"]}, at
     if isinstance(entry, str):
         return {"surface": entry}, at
-    if at is None:
-        return {}, None
-    try:
-        document = json.loads(at.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise HistoryViewError(f"{at}: cannot be read: {error}") from None
-    if not isinstance(document, dict):
-        return {}, at
-    aspects = {
-        aspect: "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
-        for aspect, value in document.items()
-        if isinstance(value, dict | list)  # scalars say which release and tool, not what
-    }
-    return aspects, at
+    return {}, at
+
+
+def _digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
 
 
 def _profile_file(version: str, folder: Path, profile: Any) -> Path | None:

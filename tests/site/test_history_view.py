@@ -3,12 +3,12 @@ history.json and verdicts, and the fields newer histories add when they are ther
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.domain.watch import WATCH_FINDINGS, WATCHED, State
 from codex_probe.probes.releases.grid import describe
 from codex_probe.probes.releases.history import load_history, save_history
@@ -171,7 +171,9 @@ def test_a_history_without_verdict_files_is_read_from_history_json_alone(tmp_pat
     assert info is not None and info.statement  # from the registry
 
 
-def test_surface_aspects_are_read_from_the_digest_or_from_surface_json(tmp_path: Path) -> None:
+def test_surface_aspects_are_read_from_surface_json_or_else_from_the_digest(
+    tmp_path: Path,
+) -> None:
     digests = {BEFORE: "sha256:1", MOVED: "sha256:2", AFTER: "sha256:2"}
     view = HistoryView.load(
         write_history(tmp_path / "digest", surface=lambda version: {"digest": digests[version]})
@@ -183,17 +185,20 @@ def test_surface_aspects_are_read_from_the_digest_or_from_surface_json(tmp_path:
     ]
     # A digest says that the surface changed, not which key: history.json lists no change.
     assert [p for p in view.change_points if p.kind == "surface"] == []
-    folder = write_history(tmp_path / "files")
-    for version in (BEFORE, MOVED, AFTER):
+
+    def schema(version: str) -> dict[str, dict[str, Any]]:
         methods = ["thread/start"] + (["thread/fork"] if version != BEFORE else [])
-        surface = {"version": version, "schema": {"methods": methods}, "answers": {"a": 1}}
-        (folder / "releases" / version / "surface.json").write_text(json.dumps(surface))
-    view = HistoryView.load(folder)
-    assert view.aspects == ["schema", "answers"]
-    release = view.release(MOVED)
-    assert release is not None and release.surface["schema"] != view.value(
-        "surface", "schema", BEFORE
-    )
+        return {"schema": {f"client request {m}": {"params": {}} for m in methods}}
+
+    folder = tmp_path / "files"
+    view = HistoryView.load(write_history(folder, surface=surface_files(folder, schema)))
+    assert view.aspects == list(ASPECTS)  # one row per aspect, as the grid draws them
+    assert view.value("surface", "schema", MOVED) != view.value("surface", "schema", BEFORE)
+    assert view.value("surface", "answers", MOVED) == view.value("surface", "answers", BEFORE)
+    forked = [p for p in view.change_points if p.kind == "surface"]
+    assert [(p.key, view.subject(p), p.first_changed) for p in forked] == [
+        ("schema client request thread/fork", "schema", MOVED)
+    ]
 
 
 def test_a_watched_bug_s_state_is_the_watch_list_s_decision_from_the_recorded_findings(
