@@ -8,13 +8,12 @@ and the fake profile learned for it (`learned/`). Fields that newer histories wr
 when they are there, and their absence is no error:
 
 - `change_points`, a list in history.json (`kind`, `key`, `first_changed`, `last_same`,
-  `before`, `after`): used as given. Without it, they are computed here from the releases in
-  order: a verdict that differs from the release before; an observed value that differs
-  under the same verdict (ids masked, as `--repeat` compares runs); a surface aspect; a
-  watched issue's state (as history.py computes it for history.json).
-- A release's protocol surface: its `surface` entry in history.json (a digest, or one per
-  aspect under `aspects`), else `releases/VERSION/surface.json` (one digest per top-level
-  aspect of it).
+  `before`, `after`): used as given. Without it (a history older than the list), they are
+  the ones history.json would list (probes/releases/history.py: `history_change_points`,
+  what `save_history` writes), each read as a given one is.
+- A release's protocol surface, one digest per aspect: read off
+  `releases/VERSION/surface.json` when it is there, else from its `surface` entry in
+  history.json (one digest per aspect under `aspects`, or one for the whole surface).
 - The watched upstream bugs: each one's state on a release is decided by the watch list
   (probes/domain/watch.py) from the release's findings as history.json records them, when
   the history records any finding the list reads (present, absent, or undecided and why).
@@ -42,17 +41,18 @@ from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_ke
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, upstream_of
-from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.probes.domain.watch import State as WatchState
-from codex_probe.probes.releases.change_points import change_points as row_change_points
+from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
+    history_change_points,
     load_history,
     records_watch,
-    watch_rows,
+    subject_of,
     watch_states,
 )
 from codex_probe.probes.runner.scenarios import SCENARIOS
@@ -178,41 +178,6 @@ class WatchedIssue:
 
 
 @dataclass(frozen=True)
-class ChangePoint:
-    """A key whose value on `first_changed` differs from the release before it."""
-
-    kind: str  # verdict, observed, surface or watch
-    key: str  # a finding id; FINDING.FIELD; an aspect; an issue
-    first_changed: str
-    last_same: str
-    before: Any
-    after: Any
-    subject: str  # the row it belongs to: a finding id, an aspect or an issue
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "key": self.key,
-            "first_changed": self.first_changed,
-            "last_same": self.last_same,
-            "before": self.before,
-            "after": self.after,
-        }
-
-    def describe(self) -> str:
-        change = self.kind == "watch" and WatchChange.of(
-            self.key, self.first_changed, self.last_same, self.before, self.after
-        )
-        if change:
-            return change.describe()
-        what = f"{_short(self.before)} -> {_short(self.after)}"
-        return (
-            f"{self.key}: {self.kind} changed in {self.first_changed} "
-            f"(last same: {self.last_same}): {what}"
-        )
-
-
-@dataclass(frozen=True)
 class Difference:
     """A key whose value on release B differs from release A, and where it changed."""
 
@@ -255,11 +220,10 @@ class HistoryView:
         ]
         given = document.get("change_points")
         self.change_points_given = isinstance(given, list)
-        self.change_points = (
-            self._given_change_points(given)
-            if isinstance(given, list)
-            else self._computed_change_points()
-        )
+        if not isinstance(given, list):  # an older history: the ones it would list today
+            given = [p.to_json() for p in history_change_points(document, folder)]
+        self.change_points = _read_change_points(given)
+        self._subjects = {(p.kind, p.key): self._subject(p) for p in self.change_points}
 
     # -- reading ------------------------------------------------------------------------
 
@@ -342,8 +306,12 @@ class HistoryView:
             return self.watch_state(version, key)
         raise ValueError(f"unknown kind of change: {kind}")
 
-    def points_of(self, subject: str) -> list[ChangePoint]:
-        return [p for p in self.change_points if p.subject == subject]
+    def subject(self, point: ChangePoint) -> str:
+        """The row a change point belongs to: a finding id, an aspect or an issue."""
+        return self._subjects.get((point.kind, point.key)) or self._subject(point)
+
+    def points_of(self, row: str) -> list[ChangePoint]:
+        return [p for p in self.change_points if self.subject(p) == row]
 
     # -- comparing ----------------------------------------------------------------------
 
@@ -381,76 +349,30 @@ class HistoryView:
 
     # -- change points --------------------------------------------------------------------
 
-    def _computed_change_points(self) -> list[ChangePoint]:
-        points: list[ChangePoint] = []
-        for info in self.findings:
-            series = [(r.version, r.cells[info.id]) for r in self.releases if info.id in r.cells]
-            for (last, old), (first, new) in _pairs(series):
-                if old.verdict != new.verdict:
-                    points.append(
-                        ChangePoint(
-                            "verdict", info.id, first, last, old.verdict, new.verdict, info.id
-                        )
-                    )
-                    continue
-                before, after = old.compared, new.compared
-                for name in sorted(before.keys() | after.keys()):
-                    if canonical(before.get(name)) != canonical(after.get(name)):
-                        points.append(
-                            ChangePoint(
-                                "observed",
-                                f"{info.id}.{name}",
-                                first,
-                                last,
-                                before.get(name),
-                                after.get(name),
-                                info.id,
-                            )
-                        )
-        for aspect in self.aspects:
-            values = [(v, self.value("surface", aspect, v)) for v in self.probed_versions]
-            present = [(v, value) for v, value in values if value is not None]
-            for (last, old), (first, new) in _pairs(present):
-                if canonical(old) != canonical(new):
-                    points.append(ChangePoint("surface", aspect, first, last, old, new, aspect))
-        # The watched issues' as history.json lists them: one computation for both.
-        points += [
-            ChangePoint(p.kind, p.key, p.first_changed, p.last_same, p.before, p.after, p.key)
-            for p in row_change_points(watch_rows(self.document))
-        ]
-        return sorted(points, key=_point_order)
-
-    def _given_change_points(self, given: list[Any]) -> list[ChangePoint]:
-        points = []
-        for item in given:
-            if not isinstance(item, dict):
-                continue
-            kind, key = str(item.get("kind", "")), str(item.get("key", ""))
-            points.append(
-                ChangePoint(
-                    kind,
-                    key,
-                    str(item.get("first_changed", "")),
-                    str(item.get("last_same", "")),
-                    portable(item.get("before")),
-                    portable(item.get("after")),
-                    self._subject(kind, key),
-                )
-            )
-        return sorted(points, key=_point_order)
-
-    def _subject(self, kind: str, key: str) -> str:
-        """The row a given change point's key belongs to: the longest finding id, aspect or
-        issue the key starts with (followed by nothing or a separator)."""
-        names = {
+    def _subject(self, point: ChangePoint) -> str:
+        rows = {
             "surface": self.aspects,
-            "watch": self._issues(),
-        }.get(kind, [f.id for f in self.findings])
-        matching = [n for n in names if key == n or re.match(re.escape(n) + r"[.:/ #\[]", key)]
-        return max(matching, key=len) if matching else key
+            "watch": [w.issue for w in self.watched],
+        }.get(point.kind, [f.id for f in self.findings])
+        return subject_of(point, rows)
 
-    def _issues(self) -> list[str]:
-        return [w.issue for w in self.watched]
+
+def _read_change_points(given: list[Any]) -> list[ChangePoint]:
+    """history.json's change points (anything but an object passed over), in release order,
+    each value with the paths of the machine that made it written relative to the history."""
+    points = [
+        ChangePoint(
+            str(item.get("kind", "")),
+            str(item.get("key", "")),
+            str(item.get("first_changed", "")),
+            str(item.get("last_same", "")),
+            portable(item.get("before")),
+            portable(item.get("after")),
+        )
+        for item in given
+        if isinstance(item, dict)
+    ]
+    return sorted(points, key=_point_order)
 
 
 def _release(version: str, entry: Any, folder: Path) -> Release:
@@ -487,7 +409,7 @@ def _release(version: str, entry: Any, folder: Path) -> Release:
             bundle_run=str(more.get("bundle_run", "")),
         )
     profile = entry.get("fake_profile")
-    surface, surface_file = _surface(entry.get("surface"), folder / "surface.json")
+    surface, surface_file = _surface(entry.get("surface"), folder / "surface.json", version)
     seconds = entry.get("seconds")
     return Release(
         version,
@@ -546,28 +468,29 @@ def _upstream(value: Any) -> tuple[Upstream, ...]:
     )
 
 
-def _surface(entry: Any, file: Path) -> tuple[dict[str, Any], Path | None]:
+def _surface(entry: Any, file: Path, version: str) -> tuple[dict[str, Any], Path | None]:
+    """A release's surface as one digest per aspect: read off its surface.json (as a
+    history writes it) when there is one, else from the digests history.json gives (one
+    per aspect under `aspects`, or one for the whole surface)."""
     at = file if file.is_file() else None
     if isinstance(entry, dict) and isinstance(entry.get("aspects"), dict):
         return dict(entry["aspects"]), at
+    if at is not None:
+        try:
+            surface = load_surfaces(at).get(version)
+        except SurfaceFileError as error:
+            raise HistoryViewError(str(error)) from None
+        if surface is not None:
+            return {aspect: _digest(keys) for aspect, keys in surface.aspects.items()}, at
     if isinstance(entry, dict) and entry.get("digest") is not None:
         return {"surface": entry["digest"]}, at
     if isinstance(entry, str):
         return {"surface": entry}, at
-    if at is None:
-        return {}, None
-    try:
-        document = json.loads(at.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise HistoryViewError(f"{at}: cannot be read: {error}") from None
-    if not isinstance(document, dict):
-        return {}, at
-    aspects = {
-        aspect: "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
-        for aspect, value in document.items()
-        if isinstance(value, dict | list)  # scalars say which release and tool, not what
-    }
-    return aspects, at
+    return {}, at
+
+
+def _digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical(value).encode()).hexdigest()[:16]
 
 
 def _profile_file(version: str, folder: Path, profile: Any) -> Path | None:
@@ -633,8 +556,3 @@ def _last_run(series: list[tuple[str, Any]], after: Any) -> tuple[str | None, st
 def _point_order(point: ChangePoint) -> tuple[Any, ...]:
     kind = KINDS.index(point.kind) if point.kind in KINDS else len(KINDS)
     return (version_key(point.first_changed), kind, point.key)
-
-
-def _short(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

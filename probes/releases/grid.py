@@ -26,6 +26,7 @@ from codex_probe.probes.releases.history import (
     finding_rows,
     history_change_points,
     records_watch,
+    subject_of,
     watch_states,
 )
 
@@ -116,7 +117,7 @@ def render_svg(document: dict[str, Any]) -> str:
     surface_changes: dict[tuple[str, str], list[ChangePoint]] = {}
     for surface_point in found:
         if surface_point.kind == "surface":
-            aspect = SURFACE_ROW + surface_point.key.split(" ", 1)[0]
+            aspect = SURFACE_ROW + subject_of(surface_point, ASPECTS)
             where = (aspect, surface_point.first_changed)
             surface_changes.setdefault(where, []).append(surface_point)
     states = watch_states(document) if records_watch(document) else {}

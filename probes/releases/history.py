@@ -19,9 +19,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -316,6 +317,19 @@ def _filled(row: Row, with_surface: set[str], document: dict[str, Any]) -> Row:
         if not in_gap(aspect, key, missing):
             values[version] = "null"
     return Row(row.kind, row.key, values)
+
+
+def subject_of(point: ChangePoint, rows: Iterable[str]) -> str:
+    """The row a change point belongs to: the longest of `rows` (finding ids for a verdict
+    or observed point, aspects for a surface one, issues for a watch one) that its key is,
+    or begins with before a separator (`ASPECT KEY`, `FINDING.FIELD`); the key itself when
+    none is."""
+    matching = [
+        row
+        for row in rows
+        if point.key == row or re.match(re.escape(row) + r"[.:/ #\[]", point.key)
+    ]
+    return max(matching, key=len) if matching else point.key
 
 
 def merge_histories(documents: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:

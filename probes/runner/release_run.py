@@ -52,6 +52,7 @@ from codex_probe.probes.runner.events import (
 )
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.runner.schedule import SCHEDULE
 from codex_probe.probes.runner.selection import REAL, Selection, Subject, fidelity_id
 from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend, BackendError, make_backend
@@ -115,10 +116,14 @@ async def run_scenarios(
     *,
     kind: BackendKind = "real",
 ) -> dict[str, ScenarioOutcome]:
-    """Each scenario in its own home and wiretap, at most `limit` at a time."""
+    """Each scenario in its own home and wiretap, at most `limit` at a time, the longest
+    first (probes/runner/schedule.py); the outcomes in the order of `names`."""
+    names = list(names)
+    order = {name: position for position, name in enumerate(names)}
 
     async def one(name: str) -> tuple[str, ScenarioOutcome]:
         async with limit:
+            started = time.monotonic()
             on_event(ScenarioStarted(backend.version, kind, name))
             try:
                 observation = await run_scenario(
@@ -127,6 +132,7 @@ async def run_scenarios(
                 outcome = ScenarioOutcome(observation)
             except ScenarioBroken as broken:
                 outcome = ScenarioOutcome(None, broken, unsupported=_unsupported(backend, broken))
+            SCHEDULE.took(kind, name, time.monotonic() - started)
             on_event(ScenarioFinished(backend.version, kind, name, outcome))
             return name, outcome
 
@@ -134,8 +140,8 @@ async def run_scenarios(
     # ended its processes and removed its home; gather would return at the first cancelled
     # one, and asyncio.run would then cancel the others in the middle of their cleanup.
     async with asyncio.TaskGroup() as group:
-        runs = [group.create_task(one(name)) for name in names]
-    return dict(run.result() for run in runs)
+        runs = [group.create_task(one(name)) for name in SCHEDULE.order(kind, names)]
+    return dict(sorted((run.result() for run in runs), key=lambda found: order[found[0]]))
 
 
 def _unsupported(backend: Backend, broken: ScenarioBroken) -> str | None:

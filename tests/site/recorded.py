@@ -23,8 +23,10 @@ from codex_probe.probes.domain.findings import (
     ReproBundle,
     Verdict,
 )
+from codex_probe.probes.domain.surface.file import write_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS, Surface
 from codex_probe.probes.domain.verdict_file import VerdictReport
-from codex_probe.probes.releases.history import probe_set
+from codex_probe.probes.releases.history import probe_set, surface_path
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
 BEFORE, MOVED, AFTER = "0.161.0", "0.162.0", "0.162.1"
@@ -95,6 +97,22 @@ def queued_steer(states: dict[str, bool | None]) -> Callable[[str], Findings]:
                 )
             )
         return found
+
+    return recorded
+
+
+def surface_files(
+    folder: Path, aspects: Callable[[str], dict[str, dict[str, Any]]]
+) -> Callable[[str], dict[str, Any]]:
+    """For write_history's `surface`: each release's surface written to
+    releases/VERSION/surface.json under `folder` (its `aspects`, the others empty), and the
+    pointer to it history.json keeps, as a history run records them."""
+
+    def recorded(version: str) -> dict[str, Any]:
+        given = aspects(version)
+        found = Surface(version, {a: dict(given.get(a, {})) for a in ASPECTS})
+        write_surfaces(folder / surface_path(version), {version: found})
+        return {"digest": found.digest(), "path": surface_path(version), "missing": []}
 
     return recorded
 

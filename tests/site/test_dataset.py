@@ -152,8 +152,10 @@ def test_a_finding_file_holds_its_timeline_and_change_points(data: Path) -> None
     ]  # fmt: skip
     assert finding["timeline"][2]["verdict"] is None  # not installable
     assert [(p["key"], p["first_changed"]) for p in finding["change_points"]] == [
-        ("base-developer-placement.base_at", MOVED)
+        ("base-developer-placement", MOVED)
     ]
+    moved = finding["change_points"][0]
+    assert (moved["before"]["base_at"], moved["after"]["base_at"]) == ([FIELD], [DEVELOPER])
 
 
 def test_the_index_carries_each_watched_bug_s_states_why_one_was_undecided_and_its_changes(

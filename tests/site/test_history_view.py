@@ -3,12 +3,14 @@ history.json and verdicts, and the fields newer histories add when they are ther
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.domain.watch import WATCH_FINDINGS, WATCHED, State
+from codex_probe.probes.releases.grid import describe
 from codex_probe.probes.releases.history import load_history, save_history
 from codex_probe.reporting.history_view import HistoryView, HistoryViewError, portable
 from tests.site.recorded import (
@@ -22,6 +24,7 @@ from tests.site.recorded import (
     Findings,
     placement,
     queued_steer,
+    surface_files,
     write_history,
 )
 
@@ -35,17 +38,44 @@ def test_change_points_are_computed_from_the_releases_when_the_history_has_none(
     verdict = found[("verdict", "steer-mid-answer-keeps-reply")]
     assert (verdict.last_same, verdict.first_changed) == (BEFORE, MOVED)
     assert (verdict.before, verdict.after) == ("holds", "changed")
-    moved = found[("observed", "base-developer-placement.base_at")]
-    assert (moved.before, moved.after, moved.subject) == (
-        [FIELD],
-        [DEVELOPER],
-        "base-developer-placement",
-    )
+    moved = found[("observed", "base-developer-placement")]
+    assert (moved.before["base_at"], moved.after["base_at"]) == ([FIELD], [DEVELOPER])
+    assert view.subject(moved) == "base-developer-placement"
     # An observed value of a finding whose verdict changed is part of the verdict's change.
-    assert ("observed", "steer-mid-answer-keeps-reply.pending_answer_kept") not in found
+    assert ("observed", "steer-mid-answer-keeps-reply") not in found
     # Only an id differs in the refusal's message: not a change.
-    assert not [p for p in view.change_points if p.subject == "error-resume-unknown-thread"]
+    assert not view.points_of("error-resume-unknown-thread")
     assert {p.first_changed for p in view.change_points} == {MOVED}
+
+
+def test_a_history_without_change_points_shows_the_ones_history_json_would_list(
+    tmp_path: Path,
+) -> None:
+    def aspects(version: str) -> dict[str, dict[str, Any]]:
+        methods = {"client request thread/start": {"params": {"cwd": "string"}}}
+        if version != BEFORE:
+            methods["client request thread/fork"] = {"params": {"threadId": "string"}}
+        return {"schema": methods}
+
+    recorded = queued_steer({BEFORE: False, MOVED: True, AFTER: None})
+    folder = write_history(tmp_path, recorded=recorded, surface=surface_files(tmp_path, aspects))
+    computed = HistoryView.load(folder)
+    save_history(folder / "history.json", load_history(folder / "history.json"))
+    given = HistoryView.load(folder)
+    assert not computed.change_points_given and given.change_points_given
+    assert computed.change_points == given.change_points
+    assert [computed.subject(p) for p in computed.change_points] == [
+        given.subject(p) for p in given.change_points
+    ]
+    assert [(p.kind, p.key, p.first_changed) for p in computed.change_points] == [
+        ("verdict", STEERED, MOVED),
+        ("verdict", "steer-mid-answer-keeps-reply", MOVED),
+        ("observed", "base-developer-placement", MOVED),
+        ("observed", "start-applies-instructions", MOVED),
+        ("surface", "schema client request thread/fork", MOVED),
+        ("watch", QUEUED, MOVED),
+        ("verdict", STEERED, AFTER),
+    ]
 
 
 def test_a_release_that_cannot_run_does_not_hide_a_change_across_it(tmp_path: Path) -> None:
@@ -75,7 +105,7 @@ def test_the_history_s_own_change_points_are_used_as_given_each_on_its_row(
     )
     assert view.change_points_given
     assert [p.to_json() for p in view.change_points] == given
-    assert [p.subject for p in view.change_points] == [
+    assert [view.subject(p) for p in view.change_points] == [
         "steer-mid-answer-keeps-reply",
         "base-developer-placement",
         "notifications",
@@ -141,24 +171,34 @@ def test_a_history_without_verdict_files_is_read_from_history_json_alone(tmp_pat
     assert info is not None and info.statement  # from the registry
 
 
-def test_surface_aspects_are_read_from_the_digest_or_from_surface_json(tmp_path: Path) -> None:
+def test_surface_aspects_are_read_from_surface_json_or_else_from_the_digest(
+    tmp_path: Path,
+) -> None:
     digests = {BEFORE: "sha256:1", MOVED: "sha256:2", AFTER: "sha256:2"}
     view = HistoryView.load(
         write_history(tmp_path / "digest", surface=lambda version: {"digest": digests[version]})
     )
     assert view.aspects == ["surface"]
-    assert [(p.kind, p.first_changed) for p in view.change_points if p.kind == "surface"] == [
-        ("surface", MOVED)
+    assert [view.value("surface", "surface", v) for v in (BEFORE, MOVED)] == [
+        "sha256:1",
+        "sha256:2",
     ]
-    folder = write_history(tmp_path / "files")
-    for version in (BEFORE, MOVED, AFTER):
+    # A digest says that the surface changed, not which key: history.json lists no change.
+    assert [p for p in view.change_points if p.kind == "surface"] == []
+
+    def schema(version: str) -> dict[str, dict[str, Any]]:
         methods = ["thread/start"] + (["thread/fork"] if version != BEFORE else [])
-        surface = {"version": version, "schema": {"methods": methods}, "answers": {"a": 1}}
-        (folder / "releases" / version / "surface.json").write_text(json.dumps(surface))
-    view = HistoryView.load(folder)
-    assert view.aspects == ["schema", "answers"]
-    points = [(p.key, p.first_changed) for p in view.change_points if p.kind == "surface"]
-    assert points == [("schema", MOVED)]
+        return {"schema": {f"client request {m}": {"params": {}} for m in methods}}
+
+    folder = tmp_path / "files"
+    view = HistoryView.load(write_history(folder, surface=surface_files(folder, schema)))
+    assert view.aspects == list(ASPECTS)  # one row per aspect, as the grid draws them
+    assert view.value("surface", "schema", MOVED) != view.value("surface", "schema", BEFORE)
+    assert view.value("surface", "answers", MOVED) == view.value("surface", "answers", BEFORE)
+    forked = [p for p in view.change_points if p.kind == "surface"]
+    assert [(p.key, view.subject(p), p.first_changed) for p in forked] == [
+        ("schema client request thread/fork", "schema", MOVED)
+    ]
 
 
 def test_a_watched_bug_s_state_is_the_watch_list_s_decision_from_the_recorded_findings(
@@ -177,7 +217,7 @@ def test_a_watched_bug_s_state_is_the_watch_list_s_decision_from_the_recorded_fi
     cell = view.cell(MOVED, STEERED)
     assert cell is not None and [(u.issue, u.state) for u in cell.upstream] == [(QUEUED, "present")]
     fixed = [p for p in view.change_points if p.kind == "watch"]
-    assert [p.describe() for p in fixed] == [f"{QUEUED} fixed in {AFTER} (present in {MOVED})"]
+    assert [describe(p) for p in fixed] == [f"{QUEUED} fixed in {AFTER} (present in {MOVED})"]
 
 
 def test_a_release_that_could_not_decide_a_watched_bug_says_why_and_is_no_change(
@@ -191,17 +231,6 @@ def test_a_release_that_could_not_decide_a_watched_bug_says_why_and_is_no_change
     assert view.watch_state(MOVED, QUEUED) is None
     fixed = [(p.last_same, p.first_changed) for p in view.change_points if p.kind == "watch"]
     assert fixed == [(BEFORE, AFTER)]
-
-
-def test_the_computed_watch_change_points_are_the_ones_history_json_lists(tmp_path: Path) -> None:
-    recorded = queued_steer({BEFORE: False, MOVED: True, AFTER: None})
-    folder = write_history(tmp_path, recorded=recorded)
-    computed = [p.to_json() for p in HistoryView.load(folder).change_points if p.kind == "watch"]
-    save_history(folder / "history.json", load_history(folder / "history.json"))
-    given = HistoryView.load(folder)
-    assert given.change_points_given
-    assert [p.to_json() for p in given.change_points if p.kind == "watch"] == computed
-    assert len(computed) == 1
 
 
 def test_a_history_without_the_findings_the_watch_list_reads_watches_nothing(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 
 # Releases a history or bisect run keeps installed at once (each is ~424 MB).
@@ -29,6 +30,18 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """A whole number of 0 or more (argparse type)."""
     return _whole_number(text, 0, "{value} is negative; give 0 or more")
+
+
+def add_codex_versions_option(parser: Any) -> None:
+    """--codex VERSION, repeatable: the codex-cli releases to run (args.codex: a list, empty
+    when none is given, which means DEFAULT_CODEX_VERSION)."""
+    parser.add_argument(
+        "--codex",
+        action="append",
+        default=[],
+        metavar="VERSION",
+        help=f"codex-cli version (repeatable; default {DEFAULT_CODEX_VERSION})",
+    )
 
 
 def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:

@@ -10,7 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option, positive_int
+from codex_probe.cli.commands.options import (
+    add_codex_versions_option,
+    add_jobs_option,
+    positive_int,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
@@ -53,13 +57,7 @@ def register(subparsers: Any) -> None:
         "2: usage; 3: a finding is broken or missing; 130: interrupted (verdict.json says "
         "what is missing).",
     )
-    parser.add_argument(
-        "--codex",
-        action="append",
-        default=[],
-        metavar="VERSION",
-        help=f"codex-cli version (repeatable; default {DEFAULT_CODEX_VERSION})",
-    )
+    add_codex_versions_option(parser)
     parser.add_argument(
         "--out",
         type=Path,

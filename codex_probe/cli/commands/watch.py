@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option
+from codex_probe.cli.commands.options import add_codex_versions_option, add_jobs_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.harness.codex import npm
@@ -58,13 +58,7 @@ def register(subparsers: Any) -> None:
         "each present bug under --out/repro/. Exit 0: every state decided; 2: usage; 3: some "
         "issue undecided.",
     )
-    parser.add_argument(
-        "--codex",
-        action="append",
-        default=[],
-        metavar="VERSION",
-        help=f"codex-cli version (repeatable; default {DEFAULT_CODEX_VERSION})",
-    )
+    add_codex_versions_option(parser)
     parser.add_argument(
         "--previous",
         action="store_true",

@@ -17,9 +17,9 @@ from typing import cast, get_args
 
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
+from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.reporting.history_view import (
     Cell,
-    ChangePoint,
     Difference,
     FindingInfo,
     HistoryView,
@@ -104,7 +104,7 @@ def _index_record(view: HistoryView, releases: dict[str, model.ReleaseFile]) -> 
             )
             for w in view.watched
         ],
-        change_points=[_change_point(p) for p in view.change_points],
+        change_points=[_change_point(view, p) for p in view.change_points],
     )
 
 
@@ -115,11 +115,11 @@ def _group_order(finding: FindingInfo) -> int:
     return GROUPS.index(finding.group)
 
 
-def _change_point(point: ChangePoint) -> model.ChangePoint:
+def _change_point(view: HistoryView, point: ChangePoint) -> model.ChangePoint:
     return model.ChangePoint(
         kind=_kind(point.kind),
         key=point.key,
-        subject=point.subject,
+        subject=view.subject(point),
         first_changed=point.first_changed,
         last_same=point.last_same,
         before=point.before,
@@ -264,7 +264,7 @@ def _finding_record(view: HistoryView, finding_id: str) -> model.FindingFile:
         statement=info.statement,
         expected=info.expected,
         timeline=timeline,
-        change_points=[_change_point(p) for p in view.points_of(finding_id)],
+        change_points=[_change_point(view, p) for p in view.points_of(finding_id)],
         upstream=[w.issue for w in view.issues_decided_by(finding_id)],
     )
 

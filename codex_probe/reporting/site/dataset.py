@@ -77,6 +77,14 @@ Key = Annotated[
     ),
 ]
 Subject = Annotated[str, described("The finding id, aspect or issue the key belongs to (its row).")]
+PointKey = Annotated[
+    str,
+    described(
+        "What changed, as history.json's change points name it: a finding id (verdict; "
+        "observed: before and after hold its observed values), ASPECT KEY (surface: one key "
+        "of an aspect) or an issue (watch)."
+    ),
+]
 
 
 class Upstream(msgspec.Struct):
@@ -119,7 +127,7 @@ class ChangePoint(msgspec.Struct):
     """A key whose value on `first_changed` differs from the release before it."""
 
     kind: KindOfChange
-    key: Key
+    key: PointKey
     subject: Subject
     first_changed: Annotated[str, described("The first release with the new value.")]
     last_same: Annotated[str, described("The recorded release before it, with the old value.")]

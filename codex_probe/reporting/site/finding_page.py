@@ -9,13 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 from codex_probe.probes.domain.watch import Change as WatchChange
-from codex_probe.reporting.history_view import (
-    Cell,
-    ChangePoint,
-    FindingInfo,
-    HistoryView,
-    canonical,
-)
+from codex_probe.probes.releases.change_points import ChangePoint
+from codex_probe.reporting.history_view import Cell, FindingInfo, HistoryView, canonical
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
     GROUP_NAMES,

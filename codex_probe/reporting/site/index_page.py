@@ -16,7 +16,8 @@ import json
 from collections import defaultdict
 
 from codex_probe.probes.domain.watch import Change as WatchChange
-from codex_probe.reporting.history_view import ChangePoint, FindingInfo, HistoryView, Release
+from codex_probe.probes.releases.change_points import ChangePoint
+from codex_probe.reporting.history_view import FindingInfo, HistoryView, Release
 from codex_probe.reporting.site.look import (
     GROUP_TITLES,
     NOT_INSTALLABLE,
@@ -59,7 +60,7 @@ TIP_SCRIPT = (
 
 def render_index(view: HistoryView) -> str:
     versions = view.versions
-    marks = _marks(view.change_points)
+    marks = _marks(view)
     head = "".join(
         f'<th class="v"><a href="{release_href(v, 0)}">{esc(v)}</a></th>' for v in versions
     )
@@ -122,11 +123,11 @@ def _section(title: str, width: int) -> str:
     return f'<tr class="sec"><th colspan="{width + 1}">{esc(title)}</th></tr>'
 
 
-def _marks(points: list[ChangePoint]) -> dict[tuple[str, str], str]:
+def _marks(view: HistoryView) -> dict[tuple[str, str], str]:
     """(row, release) -> "cv" (a bar: the row's state changed) or "co" (a dot)."""
     marks: dict[tuple[str, str], str] = {}
-    for point in points:
-        spot = (point.subject, point.first_changed)
+    for point in view.change_points:
+        spot = (view.subject(point), point.first_changed)
         if point.kind == "observed":
             marks.setdefault(spot, "co")
         else:
@@ -247,14 +248,14 @@ def _points(view: HistoryView) -> str:
     # A verdict's change first, then a watched bug's: what a reader looks for.
     ranked = sorted(
         view.change_points,
-        key=lambda p: (FIRST_KINDS.get(p.kind, 2), order.get(p.subject, len(order))),
+        key=lambda p: (FIRST_KINDS.get(p.kind, 2), order.get(view.subject(p), len(order))),
     )
     for point in ranked:
         by_release[(point.first_changed, point.last_same)].append(point)
     source = "history.json" if view.change_points_given else "computed from the releases"
     items = []
     for (first, last), points in by_release.items():
-        lines = _point_lines(points)
+        lines = _point_lines(view, points)
         if len(lines) > ROWS_PER_RELEASE:
             more = len(lines) - ROWS_PER_RELEASE
             rest = f'<li><a href="{release_href(first, 0)}">and {more} more rows</a></li>'
@@ -271,12 +272,12 @@ def _points(view: HistoryView) -> str:
     )
 
 
-def _point_lines(points: list[ChangePoint]) -> list[str]:
+def _point_lines(view: HistoryView, points: list[ChangePoint]) -> list[str]:
     """One line per row: a verdict's change, or the values that changed (the first few: a
     surface may change in many keys at once; the release page and compare list them all)."""
     by_subject: dict[str, list[ChangePoint]] = defaultdict(list)
     for point in points:
-        by_subject[point.subject].append(point)
+        by_subject[view.subject(point)].append(point)
     lines = []
     for subject, found in by_subject.items():
         parts = []

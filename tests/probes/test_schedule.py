@@ -1,0 +1,23 @@
+"""The order scenarios start in: longest last time first, untimed ones before them."""
+
+from __future__ import annotations
+
+from codex_probe.probes.runner.schedule import Schedule
+
+
+def test_untimed_scenarios_start_first_in_the_order_given_then_the_longest() -> None:
+    schedule = Schedule()
+    schedule.took("real", "short", 1.0)
+    schedule.took("real", "long", 9.0)
+    names = ["short", "new-a", "long", "new-b"]
+    assert schedule.order("real", names) == ["new-a", "new-b", "long", "short"]
+
+
+def test_each_kind_of_backend_is_timed_apart() -> None:
+    schedule = Schedule()
+    schedule.took("real", "errors", 9.0)
+    schedule.took("real", "start", 1.0)
+    schedule.took("fake", "errors", 1.0)
+    schedule.took("fake", "start", 2.0)
+    assert schedule.order("real", ["start", "errors"]) == ["errors", "start"]
+    assert schedule.order("fake", ["errors", "start"]) == ["start", "errors"]
