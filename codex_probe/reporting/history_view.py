@@ -41,7 +41,9 @@ from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_ke
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
+from codex_probe.probes.domain.surface.release import Surface
 from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, upstream_of
 from codex_probe.probes.domain.watch import State as WatchState
@@ -223,6 +225,7 @@ class HistoryView:
         if not isinstance(given, list):  # an older history: the ones it would list today
             given = [p.to_json() for p in history_change_points(document, folder)]
         self.change_points = _read_change_points(given)
+        self._surfaces: dict[str, Surface | None] = {}
         self._subjects = {(p.kind, p.key): self._subject(p) for p in self.change_points}
 
     # -- reading ------------------------------------------------------------------------
@@ -314,6 +317,25 @@ class HistoryView:
         return [p for p in self.change_points if self.subject(p) == row]
 
     # -- comparing ----------------------------------------------------------------------
+
+    def surface_keys_differing(self, a: str, b: str, aspect: str) -> int | None:
+        """How many keys of a surface aspect differ between releases A and B (None: a
+        release has no surface file to say)."""
+        surfaces = [self._surface_of(version) for version in (a, b)]
+        if surfaces[0] is None or surfaces[1] is None:
+            return None
+        return sum(1 for c in diff_surfaces(surfaces[0], surfaces[1]) if c.aspect == aspect)
+
+    def _surface_of(self, version: str) -> Surface | None:
+        if version not in self._surfaces:
+            release = self._by_version.get(version)
+            file = None if release is None else release.surface_file
+            try:
+                found = None if file is None else load_surfaces(file).get(version)
+            except SurfaceFileError as error:
+                raise HistoryViewError(str(error)) from None
+            self._surfaces[version] = found
+        return self._surfaces[version]
 
     def differences(self, a: str, b: str) -> list[Difference]:
         """Every key whose value on B differs from A's: verdicts, observed values, surface

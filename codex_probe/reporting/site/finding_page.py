@@ -134,7 +134,13 @@ def _change_points(view: HistoryView, finding_id: str, points: list[ChangePoint]
     for (last, first), found in by_release.items():
         # The point's own values, and every other value of the finding that moved with it
         # (under a verdict's change, its observed values are part of the change).
-        shown = [(p.kind, p.key, p.before, p.after) for p in found]
+        # An observed point holds all of the finding's values; the ones that moved are shown
+        # one per row instead.
+        shown = [
+            (p.kind, p.key, p.before, p.after)
+            for p in found
+            if not (p.kind == "observed" and p.key == finding_id)
+        ]
         seen = {key for _, key, _, _ in shown}
         shown += [
             (d.kind, d.key, d.before, d.after)

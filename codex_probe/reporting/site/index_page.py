@@ -273,13 +273,23 @@ def _points(view: HistoryView) -> str:
 
 
 def _point_lines(view: HistoryView, points: list[ChangePoint]) -> list[str]:
-    """One line per row: a verdict's change, or the values that changed (the first few: a
-    surface may change in many keys at once; the release page and compare list them all)."""
+    """One line per row: a verdict's change, the values that changed (the first few), or
+    for a surface aspect how many keys changed and one of them (the release page and
+    compare list them all)."""
     by_subject: dict[str, list[ChangePoint]] = defaultdict(list)
     for point in points:
         by_subject[view.subject(point)].append(point)
     lines = []
     for subject, found in by_subject.items():
+        if found[0].kind == "surface":
+            # An aspect may change in dozens of keys at once: the index names how many and
+            # one; the release page and the compare view give every value.
+            first = found[0].key.removeprefix(subject).lstrip(".:/ ")
+            lines.append(
+                f"<li>{esc(subject)} (surface): {len(found)} key(s) changed, "
+                f"e.g. <code>{esc(first)}</code></li>"
+            )
+            continue
         parts = []
         for point in found[:POINTS_PER_ROW]:
             change = point.kind == "watch" and WatchChange.of(

@@ -127,7 +127,9 @@ def _differences(view: HistoryView, older: str, newer: str) -> str:
             else esc(subject)
         )
         adjacent = view.probed_versions.index(newer) == view.probed_versions.index(older) + 1
-        what = "<br>".join(_difference_words(d, subject, adjacent) for d in differences)
+        what = "<br>".join(
+            _difference_words(view, older, newer, d, subject, adjacent) for d in differences
+        )
         group = info.group if info else differences[0].kind
         rows.append(f"<tr><td>{name}</td><td>{esc(group)}</td><td class='val'>{what}</td></tr>")
     return (
@@ -138,10 +140,22 @@ def _differences(view: HistoryView, older: str, newer: str) -> str:
     )
 
 
-def _difference_words(difference: Difference, subject: str, adjacent: bool) -> str:
+def _difference_words(
+    view: HistoryView,
+    older: str,
+    newer: str,
+    difference: Difference,
+    subject: str,
+    adjacent: bool,
+) -> str:
     """What differs, and (between releases that are not neighbours) where it changed."""
     if difference.kind == "verdict":
         words = f"verdict {verdict_words(difference.before)} → {verdict_words(difference.after)}"
+    elif difference.kind == "surface" and (
+        keys := view.surface_keys_differing(older, newer, subject)
+    ):
+        # A digest says nothing to a reader: how many keys, and the command that lists them.
+        words = f"{keys} key(s) differ: <code>codex-probe diff {esc(older)} {esc(newer)}</code>"
     else:
         name = difference.key.removeprefix(subject).lstrip(".:/ ") or difference.kind
         words = f"{esc(name)}: {value(difference.before)} → {value(difference.after)}"
