@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -24,6 +25,7 @@ from tests.site.recorded import (
     every_finding_id,
     placement,
     queued_steer,
+    surface_files,
     write_history,
 )
 
@@ -233,6 +235,10 @@ def test_a_finding_page_shows_each_change_point_with_the_evidence_of_both_sides(
     assert f"real {BEFORE} step turn-1" in page and f"real {MOVED} step turn-1" in page
     assert "A turn/steer that arrives while the model is answering" in page
     assert "spec section 4.6" in page
+    # An observed value that moved under the same verdict: one row per value that moved,
+    # not the whole observed object once more.
+    placement = (site / "findings" / "base-developer-placement.html").read_text()
+    assert "<tr><td>base_at</td>" in placement and "<tr><td>observed</td>" not in placement
 
 
 def test_the_compare_page_carries_the_values_of_every_release_with_ids_masked(
@@ -306,3 +312,25 @@ def test_a_release_where_dozens_of_rows_changed_lists_a_dozen_under_the_grid_and
     assert block.count("(verdict)") == 12
     more = re.search(rf'<li><a href="releases/{re.escape(MOVED)}.html">and (\d+) more rows', block)
     assert more is not None and int(more[1]) > 12
+
+
+def test_a_surface_change_reads_as_how_many_keys_changed_and_the_diff_that_lists_them(
+    tmp_path: Path,
+) -> None:
+    def schema(version: str) -> dict[str, dict[str, Any]]:
+        methods = ["thread/start"] + (
+            ["thread/fork", "thread/rollback"] if version != BEFORE else []
+        )
+        return {"schema": {f"client request {m}": {"params": {}} for m in methods}}
+
+    folder = tmp_path / "history"
+    site = tmp_path / "site"
+    build_site(write_history(folder, surface=surface_files(folder, schema)), site)
+    index = (site / "index.html").read_text()
+    assert "schema (surface): 2 key(s) changed, e.g. <code>client request thread/fork</code>" in (
+        index
+    )
+    assert "params" not in index  # the values are the release page's and compare's
+    release = (site / "releases" / f"{MOVED}.html").read_text()
+    assert f"2 key(s) differ: <code>codex-probe diff {BEFORE} {MOVED}</code>" in release
+    assert "sha256:" not in release.split("Every verdict")[0]
