@@ -379,3 +379,10 @@ def test_a_command_s_output_chunks_are_left_out_and_its_completion_is_counted_no
             ]
         }
     )
+
+
+def test_a_thread_s_name_set_by_codex_in_the_background_or_not_yet_reads_the_same() -> None:
+    unnamed = shape({"thread": {"id": "x", "name": None}})
+    named = shape({"thread": {"id": "x", "name": "Probe thread"}})
+    assert unnamed == named and unnamed["thread.name"] == "null|string"
+    assert shape({"thread": {"name": {"text": "x"}}})["thread.name"] == "null|object|string"

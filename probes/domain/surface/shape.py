@@ -4,7 +4,7 @@ and a text with what differs from run to run masked.
 The mask (the README's "What the surface masks" says the same):
 - every value of an answer is its type: ids, times, paths, counters and texts are gone,
   and so are values that come and go (a field present but null in one run is `null`
-  there and `string` in another: such fields are the exceptions listed in VARYING);
+  there and `string` in another: such fields, listed in VARYING, read `null|string`);
 - in a refusal's message, a UUID is `<id>` and the scenario's temporary folders are
   `<tmp>`; the list of every value codex knows that follows "expected one of" (an unknown
   method's refusal names every method of the release) is `<the values codex knows>`: the
@@ -20,6 +20,11 @@ UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
 KNOWN_VALUES = re.compile(r"(expected one of )`[^`]*`(, `[^`]*`)*")
 ROOT = "$"
+# Values a background task of codex sets, or not yet, when the answer goes out: their
+# type is kept with null always allowed, so null in one run and a string in another read
+# the same, and another type still shows. thread.name: null in 6 of 7 probes of 0.122.0's
+# override-persistence resume-plain answer and a string in the seventh (2026-12-02).
+VARYING = ("thread.name",)
 
 
 def type_name(value: Any) -> str:
@@ -43,6 +48,9 @@ def shape(value: Any) -> dict[str, str]:
     object, `data[]` the items of an array (several types joined: `null|string`)."""
     found: dict[str, set[str]] = {}
     _walk(value, ROOT, found)
+    for path in VARYING:
+        if path in found:
+            found[path] |= {"null", "string"}
     return {path: "|".join(sorted(types)) for path, types in sorted(found.items())}
 
 
