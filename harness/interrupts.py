@@ -36,24 +36,48 @@ class Interrupted(Exception):
         return 128 + self.signal_number
 
 
-def _raise_interrupted(number: int, frame: FrameType | None) -> None:
-    raise Interrupted(number)
+class _Raising:
+    """The handler of an `interruptible()` block: the first signal raises Interrupted where
+    the program is; a later one arrives while the program cleans up on its way out, so it
+    ends every app-server at once and is otherwise absorbed (a second Interrupted would
+    break that cleanup, and a second line would follow the first)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+
+    def __call__(self, number: int, frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = number
+            raise Interrupted(number)
+        kill_live_groups()
+
+
+def _block() -> _Raising | None:
+    """The handler of the `interruptible()` block the program is in, if any."""
+    handler = signal.getsignal(signal.SIGINT)
+    return handler if isinstance(handler, _Raising) else None
 
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
+def interruptible(*, exiting: bool = False) -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP raise Interrupted, and so does Ctrl-C (instead
-    of KeyboardInterrupt)."""
+    of KeyboardInterrupt); after the first, further signals are absorbed. The handlers in
+    place before are back afterwards, unless `exiting` (the process ends next: its entry
+    point) and a signal came: then the process ignores any further one, which Python's
+    default handler would turn into a death by SIGINT (exit -2) after the line was said."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
+    handler = _block() or _Raising()  # a nested block shares what its outer one received
     for number in SIGNALS:
-        signal.signal(number, _raise_interrupted)
+        signal.signal(number, handler)
     try:
         yield
     except KeyboardInterrupt:
+        handler.received = handler.received or signal.SIGINT
         raise Interrupted(signal.SIGINT) from None
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        for number, before in previous.items():
+            ignore = exiting and handler.received is not None
+            signal.signal(number, signal.SIG_IGN if ignore else _handler(before))
 
 
 def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
@@ -61,6 +85,7 @@ def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
     Interrupted once the cancelled work has finished its cleanup. The signal handlers in
     place before are back afterwards."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
+    block = _block()
 
     async def guarded() -> T:
         loop = asyncio.get_running_loop()
@@ -74,6 +99,8 @@ def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
             else:  # asked again while cleaning up: end every app-server at once
                 kill_live_groups()
             received.append(number)
+            if block is not None and block.received is None:
+                block.received = number  # the command is on its way out: absorb the next
 
         for number in SIGNALS:
             loop.add_signal_handler(number, on_signal, number)

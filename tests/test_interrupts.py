@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
+import sys
+import textwrap
 import threading
 from typing import Any
 
@@ -63,3 +66,51 @@ def test_a_second_ctrl_c_during_cleanup_ends_every_app_server_at_once(
     with pytest.raises(Interrupted):
         run_interruptible(work)
     assert killed == ["all"]
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` in a Python process of its own: these tests send it signals."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_second_signal_while_the_first_is_handled_is_absorbed() -> None:
+    done = run_python(
+        """
+        import os, signal
+        from codex_probe.harness.interrupts import Interrupted, interruptible
+        try:
+            with interruptible():
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                except Interrupted:
+                    os.kill(os.getpid(), signal.SIGTERM)  # while cleaning up
+                    print("cleaned up")
+        except Interrupted as interrupted:
+            print("interrupted again:", interrupted)
+        """
+    )
+    assert done.returncode == 0 and done.stdout == "cleaned up\n", done.stdout + done.stderr
+
+
+def test_a_signal_after_an_interrupted_command_is_ignored_while_the_process_exits() -> None:
+    done = run_python(
+        """
+        import os, signal, sys
+        from codex_probe.harness.interrupts import Interrupted, interruptible
+        try:
+            with interruptible(exiting=True):
+                os.kill(os.getpid(), signal.SIGINT)
+        except Interrupted:
+            print("codex-probe: interrupted (SIGINT)")
+        os.kill(os.getpid(), signal.SIGINT)  # a second Ctrl-C as the process exits
+        sys.exit(130)
+        """
+    )
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
+    assert done.stdout == "codex-probe: interrupted (SIGINT)\n"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from codex_probe.cli.main import run
 
-from codex_probe.cli.main import main
-
-sys.exit(main())
+run()

@@ -13,6 +13,7 @@ import select
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import NoReturn
 
 from codex_probe.cli.commands.failures import CommandFailed
 from codex_probe.harness.command_line import OneLineErrorParser
@@ -77,7 +78,14 @@ def package_version() -> str:
         return "unknown (not installed)"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run() -> NoReturn:
+    """The process's entry point (`codex-probe`, `python -m codex_probe.cli`): main's exit
+    code as the process's; once a signal has interrupted the command, a further one while
+    the process exits is ignored."""
+    sys.exit(main(exiting=True))
+
+
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     """Run one subcommand; its exit code.
 
     A command that raises CommandFailed ends with its one-line message on stderr and
@@ -92,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     words = sys.argv[1:] if argv is None else argv
     try:
-        with interruptible():
+        with interruptible(exiting=exiting):
             args = build_parser(words).parse_args(words)
             try:
                 exit_code: int = args.handler(args)

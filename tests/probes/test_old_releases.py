@@ -19,6 +19,7 @@ from codex_probe.probes.runner import selection as selection_module
 from codex_probe.probes.runner.release_run import probe_release
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.rig.backends import Backend, make_backend
+from tests.cli import codex_probe
 
 pytestmark = pytest.mark.real  # the fake reads its schema from the installed release
 
@@ -81,3 +82,18 @@ def test_a_release_that_exits_before_initialize_everywhere_learns_no_profile_and
     assert run.undrivable is not None and "before answering initialize" in run.undrivable
     assert run.learned is None and not (tmp_path / "learned").exists()
     assert {f.verdict for f in run.findings.values()} == {Verdict.BROKEN}
+
+
+def test_probe_says_in_one_line_on_stderr_why_it_cannot_drive_a_release_and_exits_3(
+    tmp_path: Path, default_codex: Installation
+) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"method": "initialize", "action": "crash", "exit_code": 2}))
+    out = tmp_path / "out"
+    done = codex_probe(
+        "probe", "--backend", "fake", "--fake-script", str(script), "--out", str(out),
+        "--only", "start-applies-instructions", timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stdout[-2000:] + done.stderr[-2000:]
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and "the probes cannot drive this release" in said[0], done.stderr

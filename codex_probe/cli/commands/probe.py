@@ -208,7 +208,8 @@ class ProbeRun:
             self._record(run)
             if run.undrivable is not None:
                 print(
-                    f"codex-cli {version}: the probes cannot drive this release: {run.undrivable}"
+                    f"codex-cli {version}: the probes cannot drive this release: {run.undrivable}",
+                    file=sys.stderr,
                 )
                 continue
             counts = _counts(run)
