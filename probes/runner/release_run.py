@@ -141,6 +141,7 @@ async def run_scenarios(
     # one, and asyncio.run would then cancel the others in the middle of their cleanup.
     async with asyncio.TaskGroup() as group:
         runs = [group.create_task(one(name)) for name in SCHEDULE.order(kind, names)]
+    SCHEDULE.keep()
     return dict(sorted((run.result() for run in runs), key=lambda found: order[found[0]]))
 
 
