@@ -195,6 +195,8 @@ def test_the_watch_band_shows_each_watched_bug_s_state_by_symbol_and_where_it_ca
     assert f"<br>back in {MOVED} (absent in 0.160.0)" in index
     release = (tmp_path / "site" / "releases" / f"{BEFORE}.html").read_text()
     assert f"broken: {STEERED} is broken" in release
+    moved = (tmp_path / "site" / "releases" / f"{MOVED}.html").read_text()
+    assert "watch: undecided → present" in moved  # since the release before: undecided
 
 
 def test_a_finding_page_lists_the_upstream_issues_its_finding_decides(tmp_path: Path) -> None:
@@ -205,6 +207,8 @@ def test_a_finding_page_lists_the_upstream_issues_its_finding_decides(tmp_path: 
     assert f'<a href="https://github.com/openai/codex/issues/40805">{QUEUED}</a>' in steered
     assert f"<li>back in {MOVED} (absent in {BEFORE})</li>" in steered
     assert f"<li>fixed in {AFTER} (present in {MOVED})</li>" in steered
+    release = (tmp_path / "site" / "releases" / f"{AFTER}.html").read_text()
+    assert f"fixed in {AFTER} (present in {MOVED})" in release  # the watch list's words
     assert f'class="x wp cv" title="{MOVED}: present: {STEERED}:' in steered
     # Two findings decide openai/codex#19045; each page names the other.
     fork = (pages / "fork-refresh.html").read_text()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
+from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.history_view import Difference, HistoryView, Release
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
@@ -151,6 +152,21 @@ def _difference_words(
     """What differs, and (between releases that are not neighbours) where it changed."""
     if difference.kind == "verdict":
         words = f"verdict {verdict_words(difference.before)} → {verdict_words(difference.after)}"
+    elif difference.kind == "watch" and (
+        change := WatchChange.of(
+            subject,
+            difference.first_changed or newer,
+            difference.last_same or older,
+            difference.before,
+            difference.after,
+        )
+    ):
+        return f"{esc(change.said)} ({esc(change.was)})"  # the watch list's own words
+    elif difference.kind == "watch":  # one side undecided: its findings gave no verdict
+        before, after = (
+            str(v) if v else "undecided" for v in (difference.before, difference.after)
+        )
+        words = f"watch: {esc(before)} → {esc(after)}"
     elif difference.kind == "surface" and (
         keys := view.surface_keys_differing(older, newer, subject)
     ):
