@@ -1,10 +1,12 @@
-"""Files a reader may open at any moment: written aside, then renamed into place."""
+"""Files a reader may open at any moment: written aside, then renamed into place; and
+JSON files read back with one line naming what was wrong and where."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,3 +27,17 @@ def write_text_atomically(path: Path, text: str) -> None:
 
 def write_json(path: Path, document: Any) -> None:
     write_text_atomically(path, json.dumps(document, indent=2) + "\n")
+
+
+def read_json(path: Path, error: Callable[[str], Exception], what: str) -> Any:
+    """The JSON document at `path`; else `error` raised with one line naming the file (and
+    the line and column of bad JSON): `PATH: no such WHAT`, `PATH: cannot be read: ...`,
+    `PATH:LINE:COL: not JSON: ...`."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what}") from None
+    except (OSError, UnicodeDecodeError) as failure:
+        raise error(f"{path}: cannot be read: {failure}") from None
+    except json.JSONDecodeError as failure:
+        raise error(f"{path}:{failure.lineno}:{failure.colno}: not JSON: {failure.msg}") from None

@@ -7,13 +7,13 @@ gate exits 2): it is never guessed at or half-read.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.files import read_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.findings import Finding, FindingFormatError
 
@@ -76,16 +76,7 @@ class VerdictReport:
 
 
 def load_verdicts(path: Path) -> VerdictReport:
-    try:
-        document = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise VerdictFileError(f"{path}: no such verdict file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise VerdictFileError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise VerdictFileError(
-            f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
-        ) from None
+    document = read_json(path, VerdictFileError, "verdict file")
     return parse_verdicts(document, source=str(path))
 
 

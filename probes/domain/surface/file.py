@@ -9,13 +9,12 @@ releases it probes), the gate reads it; history keeps one per release
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.harness.files import write_json
+from codex_probe.harness.files import read_json, write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.surface.release import Surface, SurfaceFormatError
 
@@ -40,16 +39,7 @@ def write_surfaces(path: Path, surfaces: dict[str, Surface]) -> None:
 
 def load_surfaces(path: Path) -> dict[str, Surface]:
     """The surfaces of a surface file, by version."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SurfaceFileError(f"{path}: no such surface file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise SurfaceFileError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise SurfaceFileError(
-            f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}"
-        ) from None
+    document = read_json(path, SurfaceFileError, "surface file")
     if not isinstance(document, dict) or not isinstance(document.get("versions"), dict):
         raise SurfaceFileError(f"{path}: expected an object with a 'versions' object")
     surfaces = {}

@@ -43,6 +43,10 @@ from codex_probe.probes.domain.surface.wire import (
     refusal_value,
 )
 
+# What a surface holds and how it is masked (shape.py, wire.py, timing.py): bump it with any
+# change to either, so recorded surfaces are not compared with new ones (a history's
+# probe_set includes it: its releases are probed again; surface.json of another format
+# is refused in one line). 1 is the first landed form, with every mask of 2026-12-02.
 FORMAT = 1
 ASPECTS = ("initialize", "notifications", "answers", "refusals", "model_requests", "schema")
 # The handshake scenario's steps the initialize aspect reads (probes/runner/scenarios.py
