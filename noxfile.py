@@ -36,7 +36,9 @@ logging.getLogger("nox").addFilter(_not_the_uv_lookup)
 
 PYTHON = "3.11"
 # versions.py imports nothing of ours, so nox can read the matrix without the project.
-_VERSIONS = runpy.run_path(str(Path(__file__).parent / "harness" / "codex" / "versions.py"))
+_VERSIONS = runpy.run_path(
+    str(Path(__file__).parent / "codex_probe" / "harness" / "codex" / "versions.py")
+)
 DEFAULT_MATRIX: list[str] = list(_VERSIONS["DEFAULT_MATRIX"])
 DEFAULT_CODEX_VERSION: str = _VERSIONS["DEFAULT_CODEX_VERSION"]
 
@@ -145,7 +147,8 @@ UV = "uv==0.13.9"
 # every direct dependency (the probe run: deepdiff, aiohttp, msgspec, tomli-w, filelock;
 # the conformance suites: allure-pytest, which labels their results).
 FLOORS_TESTS = (
-    "conformance/suites",  # the pytest plugin, pytest-asyncio, hypothesis, jsonschema, aiohttp
+    # the pytest plugin, pytest-asyncio, hypothesis, jsonschema, aiohttp
+    "codex_probe/conformance/suites",
     "tests/conformance/test_plugin.py",  # the plugin in a child pytest, on xdist workers too
     "tests/conformance/test_plugin_cost.py",
     "tests/probes/test_wiretap.py",  # aiohttp
@@ -217,7 +220,7 @@ def conformance(session: nox.Session) -> None:
     """The conformance suites, e.g. ./nox -s conformance -- --codex-backend real"""
     install_project(session)
     workers = ("-n", str(xdist_workers()), "--dist", "loadgroup")
-    session.run("pytest", "conformance", *workers, *session.posargs)
+    session.run("pytest", "codex_probe/conformance", *workers, *session.posargs)
 
 
 @nox.session(python=PYTHON)

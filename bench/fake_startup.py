@@ -6,7 +6,7 @@ same loopback provider (the wiretap), each run on a fresh isolated home. The run
 interleave (real, fake, real, fake...), so load on a shared machine falls on both alike.
 Prints the median and the spread of each; `fake_over_real_start` is the median of the
 per-pair ratios of the start-up times (--json prints them as one object). The fake
-answers initialize before it imports most of itself (fake_appserver/first_request.py),
+answers initialize before it imports most of itself (codex_probe/fake_appserver/first_request.py),
 so spawn -> the first thread/start answered is printed too (`fake_over_real_ready`).
 Exits 2 when codex-cli cannot be installed: no peer, no ratio.
 """

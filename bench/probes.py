@@ -2,14 +2,14 @@
 
 Run: python bench/probes.py [--codex 0.171.0] [--runs 3] [--no-fidelity]
 
-suite: `codex-probe probe --codex V --out TMP` as a subprocess, timed end to end.
-floor: the process starts, thread/starts, turns, compactions and resumes the suite's
-scenarios make, replayed in the same order by a bare asyncio loop of newline JSON over
-the app-server's stdio (no harness client, no pytest, no observation), each scenario
-against its own Wiretap and IsolatedHome as in the suite, on the same backends (real,
-and the fake too unless --no-fidelity). The steps are read off probes/runner/scenarios.py by
-a recorder standing in for ScenarioRun. The gap is what the harness costs, plus the
-scenarios' scripted waits and extra requests, which the floor leaves out (printed).
+suite: `codex-probe probe --codex V --out TMP` as a subprocess, timed end to end. floor: the process
+starts, thread/starts, turns, compactions and resumes the suite's scenarios make, replayed in the
+same order by a bare asyncio loop of newline JSON over the app-server's stdio (no harness client, no
+pytest, no observation), each scenario against its own Wiretap and IsolatedHome as in the suite, on
+the same backends (real, and the fake too unless --no-fidelity). The steps are read off
+codex_probe/probes/runner/scenarios.py by a recorder standing in for ScenarioRun. The gap is what
+the harness costs, plus the scenarios' scripted waits and extra requests, which the floor leaves out
+(printed).
 """
 
 from __future__ import annotations

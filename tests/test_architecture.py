@@ -31,11 +31,9 @@ MAY_IMPORT: dict[str, set[str]] = {
 }
 SHIPPED = tuple(MAY_IMPORT)
 NAMESPACE = "codex_probe"
-# The folders at the top of the checkout that codex_probe/ links in (see its __init__).
-LINKED = ("harness", "fake_appserver", "probes", "conformance")
 # Folders a person runs or reads, outside the shipped package: they may import anything.
 OUTSIDE = ("tests", "bench", "tools")
-OURS = (NAMESPACE, *LINKED, "rig", "reporting", *OUTSIDE)
+OURS = (NAMESPACE, *SHIPPED, *OUTSIDE)
 
 
 def floor(module: str) -> str:
@@ -66,8 +64,6 @@ def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
-    if parts[0] in LINKED:
-        parts.insert(0, NAMESPACE)
     return ".".join(parts)
 
 
@@ -189,20 +185,32 @@ def test_conformance_and_probes_never_import_each_other() -> None:
     assert crossing == []
 
 
+def test_every_module_has_one_path_with_no_link_in_the_checkout() -> None:
+    # A link makes a module's import name and its file two paths: a tool mapping imports to
+    # files sees links, not rooms, and a checkout without links breaks.
+    tracked = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    links = [line.split("\t", 1)[1] for line in tracked if line.startswith("120000")]
+    assert links == []
+    folders = [p.name for p in (ROOT / NAMESPACE).iterdir() if (p / "__init__.py").is_file()]
+    assert sorted(folders) == sorted(SHIPPED)
+
+
 def test_every_import_of_ours_goes_through_the_one_namespace() -> None:
     # A bare `import harness` works from a checkout, never from the installed wheel.
     bare = sorted(
         f"{path.relative_to(ROOT)}: {name}"
         for path in python_files()
         for name in imported_modules(path)
-        if name.split(".")[0] in (*LINKED, "rig", "reporting")
+        if name.split(".")[0] in SHIPPED
     )
     assert bare == []
 
 
 def test_turn_input_is_built_in_one_place_the_drivers() -> None:
     found = definitions(ast.FunctionDef, "text_input")
-    assert [place.split(":")[0] for place in found] == ["harness/driver/params.py"]
+    assert [place.split(":")[0] for place in found] == ["codex_probe/harness/driver/params.py"]
 
 
 def test_one_class_drives_an_app_server_through_a_scenario() -> None:
@@ -230,9 +238,9 @@ def test_one_class_drives_an_app_server_through_a_scenario() -> None:
 def test_an_assumption_id_is_in_no_product_file_but_its_entry_and_the_watch_list() -> None:
     from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 
-    registry = ROOT / "probes" / "domain" / "assumptions.py"
+    registry = ROOT / NAMESPACE / "probes" / "domain" / "assumptions.py"
     # The watch list decides each upstream issue by findings: it names their ids.
-    watch_list = ROOT / "probes" / "domain" / "watch.py"
+    watch_list = ROOT / NAMESPACE / "probes" / "domain" / "watch.py"
     product = [
         path
         for path in python_files()

@@ -60,8 +60,8 @@ def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
     tmp_path: Path,
 ) -> None:
     # A copy of the noxfile (and the versions it reads), so the session's folder is tmp_path.
-    (tmp_path / "harness" / "codex").mkdir(parents=True)
-    for name in ("noxfile.py", "harness/codex/versions.py"):
+    (tmp_path / "codex_probe" / "harness" / "codex").mkdir(parents=True)
+    for name in ("noxfile.py", "codex_probe/harness/codex/versions.py"):
         (tmp_path / name).write_text((REPOSITORY / name).read_text())
     stub = tmp_path / "bin" / "codex-probe"
     stub.parent.mkdir()

@@ -47,8 +47,7 @@ def run(command: list[str], cwd: Path, timeout: float = INSTALL_TIMEOUT_S) -> st
 
 
 def checkout_copy(target: Path) -> Path:
-    """The tracked files of the checkout, copied: a build writes build/ beside its sources.
-    Links stay links (codex_probe/ links in the top-level folders)."""
+    """The tracked files of the checkout, copied: a build writes build/ beside its sources."""
     listed = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.splitlines()

@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     its exit code.
 
     Ctrl-C, SIGTERM and SIGHUP end a command with one line and 128 + the signal's number
-    (harness/interrupts.py); a command that has more to say (probe, history) says it.
+    (codex_probe/harness/interrupts.py); a command that has more to say (probe, history) says it.
 
     A reader that stops reading (`codex-probe compile | head`) ends the command quietly
     with CLOSED_STDOUT, as SIGPIPE ends other commands, instead of a BrokenPipeError

@@ -1,7 +1,7 @@
 """A history folder as the site and can-i-upgrade read it: the one module that knows the
 shape of history.json and of what lies beside it.
 
-`codex-probe history` writes history.json (probes/releases/history.py: per release, each
+`codex-probe history` writes history.json (codex_probe/probes/releases/history.py: per release, each
 finding's verdict and observed values) and, per release, `releases/VERSION/`: its
 verdict.json (statement, expected values, evidence, reproduction bundles under `repro/`)
 and the fake profile learned for it (`learned/`). Fields that newer histories write are read
@@ -9,14 +9,14 @@ when they are there, and their absence is no error:
 
 - `change_points`, a list in history.json (`kind`, `key`, `first_changed`, `last_same`,
   `before`, `after`): used as given. Without it (a history older than the list), they are
-  the ones history.json would list (probes/releases/history.py: `history_change_points`,
+  the ones history.json would list (codex_probe/probes/releases/history.py: `history_change_points`,
   what `save_history` writes), each read as a given one is.
 - A release's protocol surface, one digest per aspect: read off
   `releases/VERSION/surface.json` when it is there, else from its `surface` entry in
   history.json (one digest per aspect under `aspects`, or one for the whole surface).
 - The watched upstream bugs: each one's state on a release is decided by the watch list
-  (probes/domain/watch.py) from the release's findings as history.json records them, when
-  the history records any finding the list reads (present, absent, or undecided and why).
+  (codex_probe/probes/domain/watch.py) from the release's findings as history.json records them,
+  when the history records any finding the list reads (present, absent, or undecided and why).
   A finding's `upstream` list (`[{"issue": "openai/codex#N", "state": "present"|"absent"}]`)
   is read from history.json or the release's verdict.json, and made the same way from the
   finding's verdict and values where neither has one.
@@ -62,7 +62,8 @@ from codex_probe.probes.runner.scenarios import SCENARIOS
 KINDS = ("verdict", "observed", "surface", "watch")
 # A path on the machine that made the history, to a release's folder or a checked-in profile.
 _RELEASE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(releases/[^/\s\"'<>]+/)")
-_PROFILE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(fake_appserver/profiles/)")
+# A history made before the package held its folders (2026-12) says fake_appserver/profiles/.
+_PROFILE_PATH = re.compile(r"(?<![\w.])/[^\s\"'<>]*?/(?:codex_probe/)?(fake_appserver/profiles/)")
 
 
 class HistoryViewError(ValueError):
@@ -71,9 +72,9 @@ class HistoryViewError(ValueError):
 
 def portable(value: Any) -> Any:
     """`value` with every path of the machine that made it written relative to the history
-    folder (`releases/...`) or to the checkout (`fake_appserver/profiles/...`)."""
+    folder (`releases/...`) or to the checkout (`codex_probe/fake_appserver/profiles/...`)."""
     if isinstance(value, str):
-        return _PROFILE_PATH.sub(r"\1", _RELEASE_PATH.sub(r"\1", value))
+        return _PROFILE_PATH.sub(r"codex_probe/\1", _RELEASE_PATH.sub(r"\1", value))
     if isinstance(value, dict):
         return {key: portable(item) for key, item in value.items()}
     if isinstance(value, list):

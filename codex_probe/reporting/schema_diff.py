@@ -17,7 +17,7 @@ from codex_probe.harness.codex.schema_shapes import Fields, MethodShape
 from codex_probe.harness.driver.touches import driver_touches
 
 # What the spec's design rests on besides what the reference driver touches (which
-# harness/driver/touches.py reads from the driver's code): the requests of a compaction,
+# codex_probe/harness/driver/touches.py reads from the driver's code): the requests of a compaction,
 # a read and a rollback, and the notifications that follow a thread and its turns.
 SPEC_METHODS = ("thread/compact/start", "thread/read", "thread/rollback")
 SPEC_NOTIFICATIONS = (

@@ -9,7 +9,7 @@ expected result:
     reason = "why it is expected, measured where"
     # ... and the keys of the gate that reads the file
 
-The conformance gate (conformance/baseline.py) needs `failure`, a regex the failure
+The conformance gate (codex_probe/conformance/baseline.py) needs `failure`, a regex the failure
 text must match, and takes `backend` (real, the default, or fake); the probe gate
 (reporting/baseline.py) takes `verdict` (changed, the default, or broken). Every value
 is a non-empty string. A key the gate does not know, a key it needs missing and an

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SUITES = ROOT / "conformance" / "suites"
+SUITES = ROOT / "codex_probe" / "conformance" / "suites"
 CHILD_TIMEOUT_S = 420
 
 

@@ -12,7 +12,7 @@ LABELS = ["fake-0.120.0", "fake-0.171.0", "real-0.171.0"]
 @pytest.mark.parametrize(
     ("nodeid", "scope"),
     [
-        ("conformance/suites/test_turns.py::test_steer[fake-0.171.0]", "fake-0.171.0"),
+        ("codex_probe/conformance/suites/test_turns.py::test_steer[fake-0.171.0]", "fake-0.171.0"),
         ("suite/test_x.py::TestA::test_b[real-0.171.0-case-1]", "real-0.171.0"),
         ("suite/test_x.py::test_b[case-1-fake-0.120.0]", "fake-0.120.0"),
         ("suite/test_x.py::test_b[real-0.120.0]", None),  # not a target of this run

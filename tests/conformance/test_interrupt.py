@@ -23,7 +23,7 @@ def test_interrupting_the_lifecycle_check_prints_no_traceback_and_no_replay_line
     after_s: float, default_codex: Installation
 ) -> None:
     command = [
-        sys.executable, "-m", "pytest", "conformance", "--codex-backend", "fake",
+        sys.executable, "-m", "pytest", "codex_probe/conformance", "--codex-backend", "fake",
         "--codex-version", default_codex.version, "--codex-check", "CONF-LIFECYCLE-001",
         "-p", "no:cacheprovider", "-q",
     ]  # fmt: skip

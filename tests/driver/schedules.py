@@ -49,7 +49,7 @@ ACTIONS = (
 )
 GHOST = "99999999-8888-4777-8666-555555555555"
 # Error answers a fault may give: the refusals measured on codex-cli 0.120.0/0.171.0
-# (harness/driver/refusals.py), the same words under another code, and other codes.
+# (codex_probe/harness/driver/refusals.py), the same words under another code, and other codes.
 ERRORS: dict[str, tuple[int, str]] = {
     "no_rollout": (-32600, f"no rollout found for thread id {GHOST}"),
     "thread_not_found": (-32600, f"thread not found: {GHOST}"),
@@ -103,7 +103,7 @@ class FaultRule:
     exit_code: int = 101  # for action "crash"
 
     def to_json(self) -> dict[str, Any]:
-        """The rule as the fake's script reads it (fake_appserver/script.py)."""
+        """The rule as the fake's script reads it (codex_probe/fake_appserver/script.py)."""
         rule: dict[str, Any] = {"method": self.method}
         if self.call is not None:
             rule["call"] = self.call

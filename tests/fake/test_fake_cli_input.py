@@ -38,7 +38,7 @@ def fake_codex(
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in (PROFILE_ENV, SCRIPT_ENV)}
     env["CODEX_HOME"] = str(codex_home)
-    argv = [sys.executable, "-m", "fake_appserver", *args]
+    argv = [sys.executable, "-m", "codex_probe.fake_appserver", *args]
     if shell_prefix:  # e.g. `exec <&-`: a stdin that is not open at all
         argv = ["bash", "-c", f'{shell_prefix}; exec "$@"', "bash", *argv]
     if isinstance(stdin, Path):
@@ -252,7 +252,7 @@ def test_a_bad_script_is_reported_before_the_fake_asks_for_a_codex_home_or_a_pro
         env["CODEX_HOME"] = str(tmp_path / "empty-home")
         (tmp_path / "empty-home").mkdir()
     done = subprocess.run(
-        [sys.executable, "-m", "fake_appserver", "--script", str(script), "app-server"],
+        [sys.executable, "-m", "codex_probe.fake_appserver", "--script", str(script), "app-server"],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,

@@ -17,7 +17,7 @@ PROFILES = available_versions()
 
 def test_version_prints_the_imitated_codex_cli_version() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "fake_appserver", "--profile", "0.120.0", "--version"],
+        [sys.executable, "-m", "codex_probe.fake_appserver", "--profile", "0.120.0", "--version"],
         capture_output=True,
         text=True,
         timeout=30,
@@ -28,7 +28,7 @@ def test_version_prints_the_imitated_codex_cli_version() -> None:
 
 def test_an_unknown_profile_is_a_clear_error_listing_the_profiles() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "fake_appserver", "--profile", "9.9.9", "--version"],
+        [sys.executable, "-m", "codex_probe.fake_appserver", "--profile", "9.9.9", "--version"],
         capture_output=True,
         text=True,
         timeout=30,

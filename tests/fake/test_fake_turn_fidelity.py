@@ -1,7 +1,7 @@
 """The fake imitates real turns: each scripted reply kind gives the same normalized
 observation on the fake as on the real release it imitates (0.120.0 and 0.171.0).
 
-The comparison is the one the fake-fidelity findings make (`probes/domain/fidelity.py`):
+The comparison is the one the fake-fidelity findings make (`codex_probe/probes/domain/fidelity.py`):
 per step its error and model requests (input items by role and marker, or by type:
 `function_call`, `function_call_output`, `reasoning`), then the lifecycle notifications
 (`item/completed:commandExecution`, `thread/status/changed:systemError`,

@@ -22,7 +22,8 @@ from tests.fake.conftest import copy_profile, edit
 
 def test_the_checked_in_schema_is_the_one_generated_from_the_model() -> None:
     regenerate = (
-        "python -m codex_probe.fake_appserver.profile > fake_appserver/profiles/profile.schema.json"
+        "python -m codex_probe.fake_appserver.profile"
+        " > codex_probe/fake_appserver/profiles/profile.schema.json"
     )
     assert SCHEMA_FILE.read_text() == schema_text(), f"regenerate it: {regenerate}"
 
@@ -109,7 +110,7 @@ def test_fake_codex_runs_on_a_profile_file(tmp_path: Path) -> None:
     path = copy_profile("0.171.0", tmp_path)
     edit(path, lambda d: d.update(version="0.171.0-learned"))
     done = subprocess.run(
-        [sys.executable, "-m", "fake_appserver", "--profile", str(path), "--version"],
+        [sys.executable, "-m", "codex_probe.fake_appserver", "--profile", str(path), "--version"],
         capture_output=True,
         text=True,
         timeout=30,
@@ -122,7 +123,7 @@ def test_fake_codex_refuses_a_broken_profile_file_in_one_line(tmp_path: Path) ->
     path = copy_profile("0.171.0", tmp_path)
     edit(path, lambda d: d["errors"].pop("no_rollout"))
     done = subprocess.run(
-        [sys.executable, "-m", "fake_appserver", "--profile", str(path), "--version"],
+        [sys.executable, "-m", "codex_probe.fake_appserver", "--profile", str(path), "--version"],
         capture_output=True,
         text=True,
         timeout=30,

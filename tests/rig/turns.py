@@ -1,10 +1,10 @@
 """Turns with scripted replies, run as a probe scenario on a backend, and read back.
 
-Each case is a thread of one or more turns, each answered by the replies it queues (a
-tool-call turn needs two: the call, then the answer after its output). A case's run is an
-`Observation`, as the probes make them, so the fake's fidelity is compared with the same
-normalization the probes use (`probes/domain/fidelity.py`). A run is made once per test run
-(`tests/once.py`) and shared by the tests that read it, on every xdist worker.
+Each case is a thread of one or more turns, each answered by the replies it queues (a tool-call turn
+needs two: the call, then the answer after its output). A case's run is an `Observation`, as the
+probes make them, so the fake's fidelity is compared with the same normalization the probes use
+(`codex_probe/probes/domain/fidelity.py`). A run is made once per test run (`tests/once.py`) and
+shared by the tests that read it, on every xdist worker.
 """
 
 from __future__ import annotations
@@ -254,8 +254,8 @@ def observed(
 
 def fidelity_difference(real: Observation, fake: Observation) -> str:
     """How the fake's normalized observation differs from the real one ('' if alike), by
-    the comparison the fake-fidelity findings make (`probes/domain/fidelity.py`, which
-    reads notifications through probes/domain/timing.py), less the surface, which those
+    the comparison the fake-fidelity findings make (`codex_probe/probes/domain/fidelity.py`, which
+    reads notifications through codex_probe/probes/domain/timing.py), less the surface, which those
     findings compare on the probe scenarios."""
     fidelity = fidelity_of(ScenarioOutcome(real), ScenarioOutcome(fake), surface=False)
     assert fidelity is not None

@@ -118,7 +118,7 @@ def test_paths_of_the_machine_that_made_the_history_are_written_relative_to_it()
     ) == {"path": "releases/0.162.0/learned/a.json"}
     assert (
         portable("fake-codex on /work/main/fake_appserver/profiles/0.171.0.json is faithful")
-        == "fake-codex on fake_appserver/profiles/0.171.0.json is faithful"
+        == "fake-codex on codex_probe/fake_appserver/profiles/0.171.0.json is faithful"
     )
 
 

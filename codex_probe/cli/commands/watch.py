@@ -1,6 +1,6 @@
 """`codex-probe watch`: which known upstream codex bugs each release has.
 
-Probes the findings the watch list reads (probes/domain/watch.py) on each real release,
+Probes the findings the watch list reads (codex_probe/probes/domain/watch.py) on each real release,
 prints each watched issue's state per release (present, absent, or broken with the
 reason), names where a state changed between the releases given, and writes a
 reproduction bundle of each present bug, ready to attach to its upstream thread.

@@ -20,7 +20,7 @@ from tools.chaos.probe_runs import VERSION
 from tools.chaos.row import Observed, Row, observed
 
 COMMAND_S = 120.0
-PROFILES = Path(__file__).resolve().parents[3] / "fake_appserver" / "profiles"
+PROFILES = Path(__file__).resolve().parents[3] / "codex_probe" / "fake_appserver" / "profiles"
 BUNDLE_FINDING = "resume-refresh-cold"
 BAD_RULE = '{"method": "initialize", "action": "explode"}\n'
 

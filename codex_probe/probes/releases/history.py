@@ -1,0 +1,373 @@
+"""history.json: release x finding -> verdict and the key observed values; each release's
+protocol surface by digest and pointer (releases/VERSION/surface.json); every change point.
+
+A history run probes every release of a range in version order, writing history.json
+after each release, so an interrupted run loses at most the release it was on and a
+re-run resumes: a release already recorded by the same tool and the same set of probes is
+skipped. Shards of a range (`--shard K/N`, one CI job each) write their own files, which
+`merge` joins; every release entry says which tool and probe set recorded it.
+
+`change_points` lists where any recorded value changes along the range (change_points.py):
+a finding's verdict, its observed values under the same verdict, each key of the surface
+(its before and after cut down to the parts that differ), each watched upstream issue's
+state as codex_probe/probes/domain/watch.py decides it from the release's findings ("fixed in X",
+"back in X").
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.files import write_json
+from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
+from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
+from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
+from codex_probe.probes.domain.watch import (
+    WATCH_FINDINGS,
+    WATCHED,
+    IssueState,
+    State,
+    issue_states,
+)
+from codex_probe.probes.releases.change_points import ChangePoint, Row, change_points, trimmed
+from codex_probe.probes.runner.release_run import ReleaseRun
+from codex_probe.probes.runner.scenarios import SCENARIOS
+
+HISTORY_FILE = "history.json"
+RELEASES_FOLDER = "releases"
+
+
+class HistoryError(ValueError):
+    """A history file that cannot be read or merged."""
+
+
+def probe_set() -> str:
+    """A digest of what the probes ask: a change to it makes old records stale."""
+    described = [[a.id, a.scenario, a.required, a.expected, a.reads] for a in ASSUMPTIONS]
+    text = json.dumps([described, list(SCENARIOS), {"surface": SURFACE_FORMAT}], sort_keys=True)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int  # 1-based
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            index, count = (int(part) for part in text.split("/"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not K/N (e.g. 2/4)") from None
+        if not 1 <= index <= count:
+            raise ValueError(f"shard {text}: K must be between 1 and N")
+        return cls(index, count)
+
+    def take(self, releases: list[str]) -> list[str]:
+        """Every N-th release from the K-th: old and new releases spread over the shards."""
+        return releases[self.index - 1 :: self.count]
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def surface_path(version: str) -> str:
+    """Where a history keeps a release's surface, relative to its history.json."""
+    return f"{RELEASES_FOLDER}/{version}/{SURFACE_FILE}"
+
+
+def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
+    profile = run.profile.to_json() if run.profile is not None else None
+    surface = None
+    if run.surface is not None:
+        surface = {
+            "digest": run.surface.digest(),
+            "path": surface_path(run.version),
+            "missing": list(run.surface.missing),
+        }
+    return {
+        "tool": TOOL,
+        "probe_set": probe_set(),
+        "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(seconds, 1),
+        "phases": run.timings,
+        "fake_profile": profile,
+        "surface": surface,
+        "findings": {
+            finding_id: {
+                "verdict": finding.verdict.value,
+                "required": finding.required,
+                "observed": finding.observed,
+                "summary": finding.summary,
+            }
+            for finding_id, finding in run.findings.items()
+        },
+    }
+
+
+def unavailable_entry(reason: str) -> dict[str, Any]:
+    """A release npm installs but whose codex does not run: no finding can be had."""
+    return {
+        "tool": TOOL,
+        "probe_set": probe_set(),
+        "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "unavailable": reason,
+        "findings": {},
+    }
+
+
+def unavailable_releases(document: dict[str, Any]) -> dict[str, str]:
+    return {
+        version: str(entry["unavailable"])
+        for version, entry in document["releases"].items()
+        if entry.get("unavailable")
+    }
+
+
+def new_history(shard: Shard | None = None) -> dict[str, Any]:
+    return {"tool": TOOL, "shard": str(shard) if shard else None, "releases": {}}
+
+
+def load_history(path: Path) -> dict[str, Any]:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HistoryError(f"{path}: no such history file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise HistoryError(f"{path}: cannot be read: {error}") from None
+    except json.JSONDecodeError as error:
+        raise HistoryError(f"{path}:{error.lineno}: not JSON: {error.msg}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("releases"), dict):
+        raise HistoryError(f"{path}: expected an object with a 'releases' object")
+    return document
+
+
+def is_current(entry: dict[str, Any]) -> bool:
+    """Recorded by this tool with these probes: no need to probe that release again."""
+    return entry.get("tool") == TOOL and entry.get("probe_set") == probe_set()
+
+
+def ask(document: dict[str, Any], first: str, last: str, releases: list[str]) -> None:
+    """Record what this run is asked to cover, so a file saved before the end says what
+    it lacks (`complete`, `missing`), as verdict.json does."""
+    document["asked"] = {"from": first, "to": last, "releases": releases}
+
+
+def save_history(path: Path, document: dict[str, Any]) -> None:
+    """Write the history, its change points computed afresh from what it records."""
+    releases = document["releases"]
+    document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
+    document["change_points"] = [p.to_json() for p in history_change_points(document, path.parent)]
+    document["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    asked = (document.get("asked") or {}).get("releases")
+    if asked is not None:
+        document["missing"] = [v for v in asked if v not in document["releases"]]
+        document["complete"] = not document["missing"]
+    write_json(path, document)
+
+
+# ----- change points ---------------------------------------------------------------------
+
+
+def finding_rows(document: dict[str, Any]) -> list[str]:
+    """Every finding of the history, in the registry's order, then any other."""
+    found = {f for entry in document["releases"].values() for f in entry["findings"]}
+    ordered = [a.id for a in ASSUMPTIONS] + [f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS]
+    return [f for f in ordered if f in found] + sorted(found - set(ordered))
+
+
+def history_rows(document: dict[str, Any], folder: Path | None) -> Iterator[Row]:
+    """The rows whose change points the history lists: each finding's verdict and its
+    observed values (ids masked), then each surface key (from the surface files under
+    `folder`; none without one), then each watched issue's state. Values of surface rows
+    are canonical JSON text."""
+    releases = document["releases"]
+    for finding in finding_rows(document):
+        cells = {v: e["findings"][finding] for v, e in releases.items() if finding in e["findings"]}
+        yield Row("verdict", finding, {v: cell["verdict"] for v, cell in cells.items()})
+        yield Row("observed", finding, {v: comparable(c.get("observed")) for v, c in cells.items()})
+    if folder is not None:
+        yield from surface_rows(document, folder)
+    yield from watch_rows(document)
+
+
+def records_watch(document: dict[str, Any]) -> bool:
+    """Whether a release records a finding the watch list reads: only then can the history
+    say anything of the watched issues (one made by other probes cannot)."""
+    return any(
+        finding in (entry.get("findings") or {})
+        for entry in document["releases"].values()
+        for finding in WATCH_FINDINGS
+    )
+
+
+def watch_states(document: dict[str, Any]) -> dict[str, dict[str, IssueState]]:
+    """Every watched issue on each release that ran, decided by the watch list from the
+    release's findings as the history records them (a release that cannot run has none)."""
+    return {
+        version: issue_states(entry.get("findings") or {})
+        for version, entry in document["releases"].items()
+        if not entry.get("unavailable")
+    }
+
+
+def watch_rows(document: dict[str, Any]) -> Iterator[Row]:
+    """One row per watched issue (none unless the history records what decides them): its
+    state per release, present or absent. A release whose findings could not decide it
+    (broken) has no value there, like a surface key in a gap: it is passed over, neither a
+    change nor the same, so the change point spans it (last same: the release before it)."""
+    if not records_watch(document):
+        return
+    states = watch_states(document)
+    for watched in WATCHED:
+        decided = {
+            version: found.state.value
+            for version, by_issue in states.items()
+            if (found := by_issue[watched.issue]).state is not State.BROKEN
+        }
+        yield Row("watch", watched.issue, decided)
+
+
+def surface_rows(document: dict[str, Any], folder: Path) -> Iterator[Row]:
+    values: dict[str, dict[str, str]] = {}
+    for version, entry in document["releases"].items():
+        pointer = entry.get("surface")
+        if not isinstance(pointer, dict) or not pointer.get("path"):
+            continue
+        for key, value in _surface_values(folder / str(pointer["path"]), version).items():
+            values.setdefault(key, {})[version] = value
+    ordered = sorted(values, key=lambda k: (ASPECTS.index(k.split(" ", 1)[0]), k))
+    for key in ordered:
+        yield Row("surface", key, values[key])
+
+
+def _surface_values(path: Path, version: str) -> dict[str, str]:
+    """`ASPECT KEY` -> canonical value of every key a surface file has a value for (a key
+    of a scenario it could not read has none; any other key it lacks is null)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return {}
+    return dict(_read_surface_values(path, version, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=512)
+def _read_surface_values(
+    path: Path, version: str, mtime: int, size: int
+) -> tuple[tuple[str, str], ...]:
+    try:
+        surface = load_surfaces(path).get(version)
+    except SurfaceFileError:
+        return ()
+    if surface is None:
+        return ()
+    return tuple(
+        (f"{aspect} {key}", json.dumps(value, sort_keys=True, separators=(",", ":")))
+        for aspect in ASPECTS
+        for key, value in surface.aspects[aspect].items()
+    )
+
+
+def history_change_points(document: dict[str, Any], folder: Path | None) -> list[ChangePoint]:
+    """Every change point: of a verdict, of the observed values where the verdict stayed,
+    of each surface key (cut down to what differs), of each watched issue's state. A
+    surface key seen only in some releases is null in the others that have a surface."""
+    rows = list(history_rows(document, folder))
+    with_surface = {
+        v for v, e in document["releases"].items() if isinstance(e.get("surface"), dict)
+    }
+    rows = [_filled(row, with_surface, document) if row.kind == "surface" else row for row in rows]
+    points = change_points(rows)
+    verdicts = {(p.key, p.first_changed) for p in points if p.kind == "verdict"}
+    kept = []
+    for point in points:
+        if point.kind == "observed" and (point.key, point.first_changed) in verdicts:
+            continue
+        if point.kind == "surface":
+            before, after = json.loads(point.before), json.loads(point.after)
+            before, after = trimmed(before, after)
+            point = ChangePoint(
+                point.kind, point.key, point.first_changed, point.last_same, before, after
+            )
+        kept.append(point)
+    return kept
+
+
+def _filled(row: Row, with_surface: set[str], document: dict[str, Any]) -> Row:
+    """A surface row with null where a release has a surface without the key, unless the
+    key's scenario is one that surface could not read."""
+    aspect, key = row.key.split(" ", 1)
+    values = dict(row.values)
+    for version in with_surface - set(values):
+        missing = document["releases"][version]["surface"].get("missing") or []
+        if not in_gap(aspect, key, missing):
+            values[version] = "null"
+    return Row(row.kind, row.key, values)
+
+
+def subject_of(point: ChangePoint, rows: Iterable[str]) -> str:
+    """The row a change point belongs to: the longest of `rows` (finding ids for a verdict
+    or observed point, aspects for a surface one, issues for a watch one) that its key is,
+    or begins with before a separator (`ASPECT KEY`, `FINDING.FIELD`); the key itself when
+    none is."""
+    matching = [
+        row
+        for row in rows
+        if point.key == row or re.match(re.escape(row) + r"[.:/ #\[]", point.key)
+    ]
+    return max(matching, key=len) if matching else point.key
+
+
+def merge_histories(documents: list[tuple[Path, dict[str, Any]]]) -> dict[str, Any]:
+    """One history from several (shards of a range); a release in two keeps the later run."""
+    merged = new_history()
+    for path, document in documents:
+        for version, entry in document["releases"].items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("findings"), dict):
+                raise HistoryError(f"{path}: release {version} has no findings object")
+            kept = merged["releases"].get(version)
+            if kept is None or str(entry.get("probed_at")) > str(kept.get("probed_at")):
+                merged["releases"][version] = entry
+    return merged
+
+
+def copy_release_folders(
+    documents: list[tuple[Path, dict[str, Any]]], merged: dict[str, Any], out: Path
+) -> None:
+    """Put beside the merged history each release's folder (releases/VERSION/: verdict.json,
+    surface.json, the learned profile, the reproduction bundles), taken from beside a
+    history that holds the same record of it (the same `probed_at`) as the merged one."""
+    for version, entry in merged["releases"].items():
+        target = out / "releases" / version
+        for path, document in documents:
+            source = path.parent / "releases" / version
+            kept = document["releases"].get(version) or {}
+            if kept.get("probed_at") != entry.get("probed_at") or not source.is_dir():
+                continue
+            if source.resolve() != target.resolve():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(source, target)
+            break
+
+
+def broken_findings(document: dict[str, Any]) -> list[str]:
+    return [
+        f"{version}:{finding_id}"
+        for version, entry in document["releases"].items()
+        for finding_id, finding in entry["findings"].items()
+        if finding.get("verdict") == Verdict.BROKEN.value
+    ]

@@ -1,0 +1,462 @@
+"""Probe one codex-cli release: any published one, fitted by hand or not.
+
+1. The scenarios run on the real codex-cli, several at a time (`jobs`).
+2. The fake gets a profile: the release's checked-in one, else one learned here and now
+   from step 1's observations (every scenario runs on the real one for that).
+3. The scenarios run on the fake with that profile.
+4. Every finding asked for is judged: the assumptions from the real observations alone
+   (they never depend on the fake), the fidelity findings from both.
+5. Asked for the whole set (`Selection.surface`), every scenario runs on the subject, and
+   the run reads the release's surface off their records and its schema
+   (codex_probe/probes/domain/surface/), and the fake's surface off the fake's: nothing more is
+   started.
+
+A release whose install fails, whose scenarios break, or whose profile cannot be had still
+gives every finding asked for: `broken`, with the reason.
+
+The run says what it does as events (codex_probe/probes/runner/events.py): each scenario started and
+finished on each backend, then each finding judged; the writers listen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from codex_probe.fake_appserver.profile import checked_in_path
+from codex_probe.harness.codex.install import InstallError, UnknownVersionError, install
+from codex_probe.harness.codex.npm import NpmError
+from codex_probe.harness.codex.schema import client_methods, ensure_schema
+from codex_probe.harness.jsonrpc.errors import ServerError
+from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.fidelity import fidelity_of
+from codex_probe.probes.domain.findings import Finding
+from codex_probe.probes.domain.judge import judge_assumption, judge_fidelity
+from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcome
+from codex_probe.probes.domain.stability import flips, steady_findings
+from codex_probe.probes.domain.surface.diff import diff_surfaces
+from codex_probe.probes.domain.surface.release import Surface, surface_of
+from codex_probe.probes.releases.learn.observed import Gap
+from codex_probe.probes.releases.learn.profile import LearnedProfile, LearnError, learn_profile
+from codex_probe.probes.runner.events import (
+    BackendKind,
+    FindingJudged,
+    Listener,
+    ScenarioFinished,
+    ScenarioStarted,
+    ignore,
+)
+from codex_probe.probes.runner.jobs import DEFAULT_JOBS
+from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
+from codex_probe.probes.runner.schedule import SCHEDULE
+from codex_probe.probes.runner.selection import REAL, Selection, Subject, fidelity_id
+from codex_probe.probes.runner.steps import run_scenario
+from codex_probe.rig.backends import Backend, BackendError, make_backend
+
+ProfileSource = Literal["checked-in", "learned"]
+
+
+@dataclass
+class FakeProfileChoice:
+    """The profile the fake ran on for a release, or why it could not run."""
+
+    source: ProfileSource
+    path: Path | None
+    gaps: list[Gap] = field(default_factory=list)
+    problem: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "path": None if self.path is None else str(self.path),
+            "gaps": [gap.to_json() for gap in self.gaps],
+            "problem": self.problem,
+        }
+
+
+@dataclass
+class ReleaseRun:
+    version: str
+    # The scenarios on what the findings are about (the real codex-cli, or the fake under
+    # --backend fake), and on the fake imitating it for the fidelity findings.
+    subject: dict[str, ScenarioOutcome]
+    fake: dict[str, ScenarioOutcome]
+    profile: FakeProfileChoice | None
+    findings: dict[str, Finding]
+    learned: LearnedProfile | None = None
+    # Seconds spent per phase: "real", "learn", "fake" (real and fake overlap when the
+    # profile is checked in: then "fake" is absent and "real" covers both).
+    timings: dict[str, float] = field(default_factory=dict)
+    # Findings whose outcome differed between the repeats of a repeated run, and how often.
+    flips: dict[str, Counter[str]] = field(default_factory=dict)
+    # Why the probes cannot drive this release at all (None: they can).
+    undrivable: str | None = None
+    # The release's surface (None: not asked for, or the release could not be run), and the
+    # fake's on the same scenarios (None: the fake did not run them all).
+    surface: Surface | None = None
+    fake_surface: Surface | None = None
+    # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
+    surface_flips: list[str] = field(default_factory=list)
+
+    def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
+        """The subject's run of the scenario an assumption's finding was read from."""
+        assumption = next((a for a in ASSUMPTIONS if a.id == finding.id), None)
+        return None if assumption is None else self.subject.get(assumption.scenario)
+
+
+async def run_scenarios(
+    backend: Backend,
+    names: Iterable[str],
+    limit: asyncio.Semaphore,
+    on_event: Listener = ignore,
+    *,
+    kind: BackendKind = "real",
+) -> dict[str, ScenarioOutcome]:
+    """Each scenario in its own home and wiretap, at most `limit` at a time, the longest
+    first (codex_probe/probes/runner/schedule.py); the outcomes in the order of `names`."""
+    names = list(names)
+    order = {name: position for position, name in enumerate(names)}
+
+    async def one(name: str) -> tuple[str, ScenarioOutcome]:
+        async with limit:
+            started = time.monotonic()
+            on_event(ScenarioStarted(backend.version, kind, name))
+            try:
+                observation = await run_scenario(
+                    name, SCENARIOS[name], backend, home_options=SCENARIO_HOMES.get(name)
+                )
+                outcome = ScenarioOutcome(observation)
+            except ScenarioBroken as broken:
+                outcome = ScenarioOutcome(None, broken, unsupported=_unsupported(backend, broken))
+            SCHEDULE.took(kind, name, time.monotonic() - started)
+            on_event(ScenarioFinished(backend.version, kind, name, outcome))
+            return name, outcome
+
+    # A task group, not gather: on Ctrl-C (a cancellation) it waits until every scenario has
+    # ended its processes and removed its home; gather would return at the first cancelled
+    # one, and asyncio.run would then cancel the others in the middle of their cleanup.
+    async with asyncio.TaskGroup() as group:
+        runs = [group.create_task(one(name)) for name in SCHEDULE.order(kind, names)]
+    SCHEDULE.keep()
+    return dict(sorted((run.result() for run in runs), key=lambda found: order[found[0]]))
+
+
+def _unsupported(backend: Backend, broken: ScenarioBroken) -> str | None:
+    """Why the release cannot run the scenario at all, when it broke on a refused method
+    that the release's own generated schema does not list; None otherwise."""
+    error = broken.error
+    if not isinstance(error, ServerError):
+        return None
+    try:
+        methods = client_methods(ensure_schema(install(backend.version)))
+    except (InstallError, NpmError, UnknownVersionError, OSError, ValueError):
+        return None
+    if error.method in methods:
+        return None
+    return (
+        f"codex-cli {backend.version} has no {error.method} (its generated schema lists "
+        f"{len(methods)} client methods, not this one); the scenario needs it at step "
+        f"{broken.failed_step}"
+    )
+
+
+def undrivable(outcomes: dict[str, ScenarioOutcome]) -> str | None:
+    """Why the probes cannot drive this release at all: every scenario broke before its
+    app-server answered a single step (the first failure, as codex said it); None if any
+    scenario got further."""
+    if not outcomes or any(o.observation is not None for o in outcomes.values()):
+        return None
+    broken = [o.broken for o in outcomes.values()]
+    if any(b is None or b.steps for b in broken):
+        return None
+    first = next(b for b in broken if b is not None)
+    said = first.stderr_tail.strip().splitlines()
+    return f"{first}" + (f": {said[0]}" if said else "")
+
+
+def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
+    return {name: ScenarioOutcome(None, None, reason) for name in names}
+
+
+async def probe_release(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int = DEFAULT_JOBS,
+    learned_dir: Path,
+    always_learn: bool = False,
+    subject: Subject = REAL,
+    on_event: Listener = ignore,
+) -> ReleaseRun:
+    """Every finding of `selection` on codex-cli `version`; see the module docstring.
+
+    With a fake `subject` the assumptions are judged on the fake, and nothing is compared
+    with it (the fake against itself says nothing).
+    """
+    run = await _run_release(
+        version,
+        selection,
+        jobs=jobs,
+        learned_dir=learned_dir,
+        always_learn=always_learn,
+        subject=subject,
+        on_event=on_event,
+    )
+    run.undrivable = run.undrivable or undrivable(run.subject)
+    for finding in run.findings.values():
+        on_event(FindingJudged(finding, run.outcome_of(finding)))
+    return run
+
+
+async def probe_release_repeated(
+    version: str,
+    selection: Selection,
+    repeat: int,
+    *,
+    jobs: int = DEFAULT_JOBS,
+    learned_dir: Path,
+    subject: Subject = REAL,
+    on_event: Listener = ignore,
+) -> ReleaseRun:
+    """The release probed `repeat` times: the first run's findings, each one whose verdict or
+    observed values differed between the runs made broken (codex_probe/probes/domain/stability.py).
+    The findings are judged (FindingJudged) once, after the last run."""
+
+    def scenarios_only(event: ScenarioStarted | ScenarioFinished | FindingJudged) -> None:
+        if not isinstance(event, FindingJudged):
+            on_event(event)
+
+    runs = []
+    for _ in range(max(1, repeat)):
+        run = await _run_release(
+            version,
+            selection,
+            jobs=jobs,
+            learned_dir=learned_dir,
+            subject=subject,
+            on_event=scenarios_only,
+        )
+        runs.append(run)
+    first = runs[0]
+    first.undrivable = first.undrivable or undrivable(first.subject)
+    found = [run.findings for run in runs]
+    first.flips = flips(found)
+    first.findings = steady_findings(found)
+    first.surface_flips = surface_flips(runs)
+    for finding in first.findings.values():
+        on_event(FindingJudged(finding, first.outcome_of(finding)))
+    return first
+
+
+def surface_flips(runs: list[ReleaseRun]) -> list[str]:
+    """Every surface key whose value is not the same in every run (runs without a surface
+    aside)."""
+    surfaces = [run.surface for run in runs if run.surface is not None]
+    flipped: dict[str, None] = {}
+    for other in surfaces[1:]:
+        flipped.update(dict.fromkeys(change.name for change in diff_surfaces(surfaces[0], other)))
+    return list(flipped)
+
+
+async def _run_release(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int,
+    learned_dir: Path,
+    always_learn: bool = False,
+    subject: Subject,
+    on_event: Listener,
+) -> ReleaseRun:
+    subject_backend: list[Backend] = []
+    run = await _run_scenarios_and_judge(
+        version,
+        selection,
+        jobs=jobs,
+        learned_dir=learned_dir,
+        always_learn=always_learn,
+        subject=subject,
+        on_event=on_event,
+        backend_used=subject_backend,
+    )
+    if selection.surface and subject_backend:
+        schema = subject_backend[0].schema_folder
+        run.surface = read_surface(version, run.subject, schema)
+        if set(run.fake) >= set(SCENARIOS):
+            run.fake_surface = read_surface(version, run.fake, schema)
+    return run
+
+
+def read_surface(
+    version: str, outcomes: dict[str, ScenarioOutcome], schema: Path | None
+) -> Surface:
+    """The surface of the scenario runs `outcomes` (one that broke is a gap)."""
+    records = {
+        name: None if outcome.observation is None else outcome.observation.to_record()
+        for name, outcome in outcomes.items()
+    }
+    return surface_of(version, records, schema)
+
+
+async def _run_scenarios_and_judge(
+    version: str,
+    selection: Selection,
+    *,
+    jobs: int,
+    learned_dir: Path,
+    always_learn: bool = False,
+    subject: Subject,
+    on_event: Listener,
+    backend_used: list[Backend],
+) -> ReleaseRun:
+    limit = asyncio.Semaphore(max(1, jobs))
+    if subject.kind == "fake":
+        selection = replace(selection, fidelity=(), compare_with_fake=False)
+    flags = subject.reproduce_flags
+    try:
+        subject_backend = subject.backend(version)
+        backend_used.append(subject_backend)
+    except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
+        reason = f"codex-cli {version} could not be installed: {error}"
+        if subject.kind == "fake":
+            reason = f"the fake for codex-cli {version} could not start: {error}"
+        observed = _not_run(selection.scenarios, reason)
+        return _judged(version, selection, observed, {}, None, flags)
+
+    checked_in = None if always_learn else checked_in_path(version)
+    learning = selection.compare_with_fake and checked_in is None
+    subject_names = list(SCENARIOS) if learning else selection.subject_scenarios
+    fake_names = selection.scenarios if selection.compare_with_fake else []
+
+    clock = _Clock()
+    if not selection.compare_with_fake:
+        observed = await run_scenarios(
+            subject_backend, subject_names, limit, on_event, kind=subject.kind
+        )
+        run = _judged(version, selection, observed, {}, None, flags)
+        run.timings = clock.lap("real")
+        return run
+    if checked_in is not None:
+        profile = FakeProfileChoice("checked-in", checked_in)
+        fake_backend, profile.problem = _fake_backend(version, checked_in)
+        async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
+            subject_run = group.create_task(
+                run_scenarios(subject_backend, subject_names, limit, on_event)
+            )
+            fake_run = group.create_task(
+                _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
+            )
+        observed, fake = subject_run.result(), fake_run.result()
+        run = _judged(version, selection, observed, fake, profile)
+        run.timings = clock.lap("real")
+        return run
+
+    observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
+    clock.lap("real")
+    if (cannot := undrivable(observed)) is not None:
+        # Nothing to learn from: no profile is written, and the fake has nothing to imitate.
+        profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {cannot}")
+        run = _judged(version, selection, observed, _not_run(fake_names, cannot), profile)
+        run.undrivable = cannot
+        return run
+    observations = {n: o.observation for n, o in observed.items() if o.observation is not None}
+    try:
+        learned = learn_profile(version, observations)
+    except LearnError as error:
+        profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {error}")
+        fake = _not_run(fake_names, profile.problem or "")
+        return _judged(version, selection, observed, fake, profile)
+    broke = [n for n, o in observed.items() if o.observation is None and not o.unsupported]
+    lacks = [n for n, o in observed.items() if o.unsupported]
+    path = learned.write(learned_dir)
+    clock.lap("learn")
+    profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
+    fake_backend, cannot_start = _fake_backend(version, path)
+    problems = [cannot_start] if cannot_start else []
+    if broke:
+        problems.append(
+            f"the profile was learned without scenario(s) {', '.join(broke)}, which broke on "
+            "the real codex-cli"
+        )
+    if lacks:
+        problems.append(
+            f"the profile was learned without scenario(s) {', '.join(lacks)}, which the "
+            "release does not support"
+        )
+    profile.problem = "; ".join(problems) or None
+    fake = await _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
+    run = _judged(version, selection, observed, fake, profile)
+    run.learned = learned
+    run.timings = clock.lap("fake")
+    return run
+
+
+class _Clock:
+    """Seconds per phase of a release run, lap by lap."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.monotonic()
+
+    def lap(self, phase: str) -> dict[str, float]:
+        now = time.monotonic()
+        self.laps[phase] = round(now - self._last, 3)
+        self._last = now
+        return self.laps
+
+
+def _fake_backend(version: str, profile: Path) -> tuple[Backend | None, str | None]:
+    try:
+        return make_backend("fake", version, profile=profile), None
+    except (BackendError, InstallError, NpmError, UnknownVersionError) as error:
+        return None, f"the fake could not start on {profile}: {error}"
+
+
+async def _run_fake(
+    backend: Backend | None,
+    names: list[str],
+    limit: asyncio.Semaphore,
+    problem: str | None,
+    on_event: Listener,
+) -> dict[str, ScenarioOutcome]:
+    if backend is None:
+        return _not_run(names, problem or "the fake has no profile")
+    return await run_scenarios(backend, names, limit, on_event, kind="fake")
+
+
+def _judged(
+    version: str,
+    selection: Selection,
+    observed: dict[str, ScenarioOutcome],
+    fake: dict[str, ScenarioOutcome],
+    profile: FakeProfileChoice | None,
+    reproduce_flags: str = "",
+) -> ReleaseRun:
+    findings: dict[str, Finding] = {}
+    profile_json = profile.to_json() if profile is not None else {}
+    for assumption in selection.assumptions:
+        outcome = observed[assumption.scenario]
+        fidelity = None
+        if profile is not None and assumption.scenario in fake:
+            fidelity = fidelity_of(outcome, fake[assumption.scenario])
+            if fidelity is not None:
+                where = {"source": profile.source, "path": profile_json["path"]}
+                fidelity = replace(fidelity, profile=where)
+        findings[assumption.id] = judge_assumption(
+            assumption, version, outcome, fidelity, reproduce_flags=reproduce_flags
+        )
+    for scenario in selection.fidelity:
+        findings[fidelity_id(scenario)] = judge_fidelity(
+            scenario,
+            version,
+            observed[scenario],
+            fake.get(scenario),
+            {"source": profile_json.get("source"), "path": profile_json.get("path")},
+            None if profile is None else profile.problem,
+        )
+    return ReleaseRun(version, observed, fake, profile, findings)

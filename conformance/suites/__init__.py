@@ -1,1 +1,0 @@
-"""The conformance checks, one test per check id (conformance/registry.py)."""

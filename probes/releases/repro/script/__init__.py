@@ -1,2 +1,0 @@
-"""The sources of a reproduction bundle's reproduce.py: standard-library modules that
-probes/releases/repro/assemble.py joins into the one file a bundle carries."""
