@@ -22,7 +22,8 @@ from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.learn.attribution import explain
 from codex_probe.probes.releases.learn.profile import LearnedProfile, learning_into
 from codex_probe.probes.runner.plan import RunPlan
-from codex_probe.probes.runner.release_run import ReleaseRun, run_release
+from codex_probe.probes.runner.release import ReleaseRun
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 

@@ -16,13 +16,11 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.observation import ScenarioOutcome
-
-if TYPE_CHECKING:  # the run's module emits these events: it imports this one
-    from codex_probe.probes.runner.release_run import ReleaseRun
+from codex_probe.probes.runner.release import ReleaseRun
 
 BackendKind = Literal["real", "fake"]
 

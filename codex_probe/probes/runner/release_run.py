@@ -25,18 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
 
 from codex_probe.fake_appserver.profile import profile_for
 from codex_probe.harness.codex.install import InstallError, UnknownVersionError, install
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.schema import client_methods, ensure_schema
 from codex_probe.harness.jsonrpc.errors import ServerError
-from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.fidelity import fidelity_of
 from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.judge import judge_assumption, judge_fidelity
@@ -55,62 +52,13 @@ from codex_probe.probes.runner.events import (
     ScenarioStarted,
     ignore,
 )
-from codex_probe.probes.runner.plan import Gap, LearnedProfile, LearnFailed, Learning, RunPlan
+from codex_probe.probes.runner.plan import LearnFailed, Learning, RunPlan
+from codex_probe.probes.runner.release import FakeProfileChoice, ReleaseRun
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
 from codex_probe.probes.runner.schedule import SCHEDULE
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend, BackendError, make_backend
-
-ProfileSource = Literal["checked-in", "learned"]
-
-
-@dataclass
-class FakeProfileChoice:
-    """The profile the fake ran on for a release, or why it could not run."""
-
-    source: ProfileSource
-    path: Path | None
-    gaps: list[Gap] = field(default_factory=list)
-    problem: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "path": None if self.path is None else str(self.path),
-            "gaps": [gap.to_json() for gap in self.gaps],
-            "problem": self.problem,
-        }
-
-
-@dataclass
-class ReleaseRun:
-    version: str
-    # The scenarios on what the findings are about (the real codex-cli, or the fake under
-    # --backend fake), and on the fake imitating it for the fidelity findings.
-    subject: dict[str, ScenarioOutcome]
-    fake: dict[str, ScenarioOutcome]
-    profile: FakeProfileChoice | None
-    findings: dict[str, Finding]
-    learned: LearnedProfile | None = None
-    # Seconds spent per phase: "real", "learn", "fake" (real and fake overlap when the
-    # profile is checked in: then "fake" is absent and "real" covers both).
-    timings: dict[str, float] = field(default_factory=dict)
-    # Findings whose outcome differed between the repeats of a repeated run, and how often.
-    flips: dict[str, Counter[str]] = field(default_factory=dict)
-    # Why the probes cannot drive this release at all (None: they can).
-    undrivable: str | None = None
-    # The release's surface (None: not asked for, or the release could not be run), and the
-    # fake's on the same scenarios (None: the fake did not run them all).
-    surface: Surface | None = None
-    fake_surface: Surface | None = None
-    # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
-    surface_flips: list[str] = field(default_factory=list)
-
-    def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
-        """The subject's run of the scenario an assumption's finding was read from."""
-        assumption = next((a for a in ASSUMPTIONS if a.id == finding.id), None)
-        return None if assumption is None else self.subject.get(assumption.scenario)
 
 
 async def run_scenarios(
