@@ -32,10 +32,10 @@ from codex_probe.fake_appserver.profile import (
     Texts,
     Turns,
     WireDocument,
-    checked_in_path,
     encode_document,
     load_profile,
     nearest_checked_in_versions,
+    profile_for,
 )
 from codex_probe.fake_appserver.turn_profile import TurnTexts
 from codex_probe.harness.files import write_text_atomically
@@ -112,8 +112,8 @@ def unobserved_error(name: str, version: str) -> Measured[ErrorAnswer]:
     """
     problems = []
     for candidate in nearest_checked_in_versions(version):
-        path = checked_in_path(candidate)
-        assert path is not None  # available_versions lists checked-in files only
+        path = profile_for(candidate)
+        assert path is not None  # the candidates are versions with a checked-in profile
         try:
             entry = json.loads(path.read_bytes())["errors"][name]
             kept = msgspec.convert(entry, Measured[ErrorAnswer])
