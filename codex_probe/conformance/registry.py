@@ -41,6 +41,12 @@ def declare(check: ConformanceCheck) -> None:
     _DECLARED[check.id] = check
 
 
+def declared(check_id: str) -> ConformanceCheck | None:
+    """The check `check_id` if the module of its test is loaded (a collected test's is),
+    without loading any other suite: the plugin costs a run that uses none of them nothing."""
+    return _DECLARED.get(check_id)
+
+
 def conformance_checks() -> dict[str, ConformanceCheck]:
     """Every check of the suites, by id: their modules are loaded (once) to read them."""
     import codex_probe.conformance.suites as suites  # their tests declare the checks
