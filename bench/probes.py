@@ -28,10 +28,8 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -39,11 +37,11 @@ sys.path.insert(0, str(ROOT))
 from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS  # noqa: E402
+from codex_probe.probes.runner.dry_run import Step, dry_run  # noqa: E402
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
-from codex_probe.probes.runner.steps import UNLOAD_DEADLINE_S, ScenarioRun  # noqa: E402
 from codex_probe.rig.backends import make_backend  # noqa: E402
 from codex_probe.rig.homes import IsolatedHome  # noqa: E402
-from codex_probe.rig.wiretap import Reply, Wiretap  # noqa: E402
+from codex_probe.rig.wiretap import Wiretap  # noqa: E402
 
 STEP_TIMEOUT = 60.0
 EXIT_GRACE = 2.0
@@ -52,109 +50,6 @@ REPLAYED = ("restart", "start", "turn", "compact", "resume", "fork")
 
 
 # ----- what the scenarios do -------------------------------------------------------
-
-
-@dataclass
-class Step:
-    kind: str  # one of REPLAYED, or the name of a step the floor leaves out
-    thread: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-HOLD_ENDED_BY_INTERRUPT = 10.0
-
-
-class StepRecorder:
-    """Stands in for ScenarioRun: records a scenario's steps, runs nothing."""
-
-    def __init__(self) -> None:
-        self.steps = [Step("restart")]  # run_scenario starts the first process itself
-        self.threads: dict[str, str] = {}
-        self.scripted_wait = 0.0  # seconds the scenario waits on purpose, at most
-        self.home = SimpleNamespace(workdir=Path("."))
-        self.rpc = SimpleNamespace(notify=self._no_message)
-
-    async def _no_message(self, *args: Any) -> None:
-        pass  # a notification the scenario sends itself (handshake): nothing to replay
-
-    async def restart(self, *, initialize: bool = True) -> None:
-        self.steps.append(Step("restart"))
-
-    async def start(self, label: str, **fields: Any) -> str:
-        self.threads[label] = f"thread-{label}"
-        self.steps.append(Step("start", label, fields))
-        return self.threads[label]
-
-    async def turn(
-        self,
-        thread: str,
-        text: str,
-        label: str,
-        *,
-        reply: Reply | None = None,
-        replies: tuple[Reply, ...] = (),
-        settings: Mapping[str, Any] | None = None,
-        **_: Any,
-    ) -> None:
-        # The model's work is replayed too: the replies the turn queues, its settings.
-        queued = ((reply,) if reply is not None else ()) + replies
-        params = {"text": text, "replies": queued, "settings": dict(settings or {})}
-        self.steps.append(Step("turn", thread, params))
-
-    async def begin_turn(self, thread: str, text: str, label: str, reply: Reply) -> str:
-        # Replayed as a plain turn; a held-back answer is a scripted wait unless the
-        # scenario releases it (until_released) or an interrupt ends it.
-        waited = not reply.until_released and reply.delay_s < HOLD_ENDED_BY_INTERRUPT
-        self.scripted_wait += reply.delay_s if waited else 0.0
-        self.steps.append(Step("turn", thread, {"text": text}))
-        return f"turn-{label}"
-
-    async def finish_turn(self, thread: str, label: str) -> None:
-        pass  # the turn was recorded by begin_turn
-
-    async def compact(self, thread: str, label: str, **_: Any) -> None:
-        self.steps.append(Step("compact", thread))
-
-    async def fork(self, thread: str, label: str, new_thread: str, **fields: Any) -> None:
-        self.threads[new_thread] = f"thread-{new_thread}"
-        self.steps.append(Step("fork", thread, {"new": new_thread, "fields": fields}))
-
-    async def resume(self, thread: str, label: str, **fields: Any) -> None:
-        self.steps.append(Step("resume", thread, fields))
-
-    async def steer(self, thread: str, text: str, label: str, *, expected_turn_id: str) -> None:
-        self.steps.append(Step("steer"))
-
-    async def read(self, thread: str, label: str) -> None:
-        self.steps.append(Step("read"))
-
-    async def attempt(
-        self,
-        method: str,
-        params: dict[str, Any],
-        label: str,
-        *,
-        deadline: float | None = None,
-        announced: bool = False,  # waits for an event codex sends at once: no scripted wait
-    ) -> None:
-        self.scripted_wait += deadline or 0.0  # a release that stays silent costs all of it
-        self.steps.append(Step("attempt"))
-
-    async def unsubscribe(
-        self, thread: str, label: str, *, settle: float = UNLOAD_DEADLINE_S
-    ) -> None:
-        self.scripted_wait += settle  # 0.171 keeps the thread loaded: the whole settle
-        self.steps.append(Step("unsubscribe"))
-
-
-def recorded(name: str) -> StepRecorder:
-    recorder = StepRecorder()
-
-    async def record() -> None:
-        await SCENARIOS[name](cast(ScenarioRun, recorder))
-
-    asyncio.run(record())
-    return recorder
 
 
 def suite_runs(fidelity: bool) -> list[tuple[str, str]]:
@@ -359,7 +254,7 @@ def main() -> None:
     runs = suite_runs(fidelity)
     kinds = dict.fromkeys(kind for kind, _ in runs)
     binaries = {kind: make_backend(kind, args.codex).binary for kind in kinds}  # installs first
-    recorders = {name: recorded(name) for name in dict.fromkeys(name for _, name in runs)}
+    recorders = {name: dry_run(name) for name in dict.fromkeys(name for _, name in runs)}
     plan = [(kind, name, recorders[name].steps) for kind, name in runs]
     counts = Counter(step.kind for _, _, steps in plan for step in steps)
     scripted_wait = sum(recorders[name].scripted_wait for _, name in runs)

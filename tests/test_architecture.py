@@ -260,3 +260,48 @@ def test_the_watch_list_reads_only_findings_of_the_registry() -> None:
     from codex_probe.probes.domain.watch import WATCH_FINDINGS
 
     assert [finding for finding in WATCH_FINDINGS if finding not in BY_ID] == []
+
+
+def callers(name: str) -> set[str]:
+    """The product files (under the namespace) that call a function or class `name`."""
+    found = set()
+    for path in python_files():
+        if floor(module_name(path)) not in SHIPPED:
+            continue
+        for node in ast.walk(parsed(path)):
+            if isinstance(node, ast.Call):
+                called = node.func
+                named = (
+                    called.attr if isinstance(called, ast.Attribute) else getattr(called, "id", "")
+                )
+                if named == name:
+                    found.add(str(path.relative_to(ROOT)))
+    return found
+
+
+WRITERS = "codex_probe/reporting/writers/"
+
+
+def test_a_run_reaches_its_bundles_and_allure_results_only_through_the_writers() -> None:
+    # The writers are listed once per command; a finding is bundled and its result written by
+    # one writer each, never by hand beside them (three listeners each bundled before).
+    assert {c for c in callers("bundle_in_report") if not c.startswith(WRITERS)} == set()
+    assert {c for c in callers("write_finding_result") if not c.startswith(WRITERS)} == set()
+
+
+def test_a_command_lists_its_writers_once() -> None:
+    listed = sorted(callers("Writers"))
+    assert all(c.startswith("codex_probe/cli/commands/") for c in listed if "sweep" not in c)
+    for path in listed:
+        calls = [
+            node
+            for node in ast.walk(parsed(ROOT / path))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Writers"
+        ]
+        assert len(calls) == 1, path
+
+
+def test_one_function_answers_which_profile_a_release_gets() -> None:
+    # fake_appserver/profile.profile_for; the checked-in file is looked up nowhere else.
+    assert callers("checked_in_path") == {"codex_probe/fake_appserver/profile.py"}
+    assert len(definitions(ast.FunctionDef, "profile_for")) == 1

@@ -64,9 +64,10 @@ STARTERS = {
     ),
     "allure": (
         "from pathlib import Path\n"
-        "from codex_probe.reporting.allure_install import AllureInstallation\n"
+        "from codex_probe.harness.codex.install import Installation\n"
+        "from codex_probe.reporting.allure_install import BINARY_RELATIVE\n"
         "from codex_probe.reporting.allure_report import _run_allure\n"
-        "allure = AllureInstallation('3.18.0', Path(BIN) / 'allure-root')\n"
+        "allure = Installation('3.18.0', Path(BIN) / 'allure-root', BINARY_RELATIVE)\n"
         "_run_allure(allure, ['generate'], cwd=Path(BIN), timeout=600)\n"
     ),
     "gate's probe run": (

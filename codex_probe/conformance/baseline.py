@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.conformance.registry import conformance_checks
 from codex_probe.rig.baseline import ExpectedEntry, GateKeys, load_entries
 from codex_probe.rig.defaults import BACKEND_KINDS
 
@@ -79,7 +79,7 @@ def load_expected_failures(path: Path) -> ExpectedFailures:
 
 
 def _expected_failure(entry: ExpectedEntry) -> ExpectedFailure:
-    if entry.id not in CONFORMANCE_CHECKS:
+    if entry.id not in conformance_checks():
         raise entry.refuse(f"unknown check id {entry.id!r}")
     try:
         failure = re.compile(entry.values["failure"])

@@ -1,21 +1,39 @@
-"""`@check("CONF-...")`: the marker that makes a test a registered conformance check."""
+"""`@check("CONF-...", title=..., protects=...)`: a test declared as a conformance check,
+in one place (the registry learns it from here)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import pytest
 
-from codex_probe.conformance.registry import CONFORMANCE_CHECKS, MARKER, ConformanceCheck, get_check
+from codex_probe.conformance.registry import (
+    MARKER,
+    ConformanceCheck,
+    conformance_checks,
+    declare,
+    declared,
+)
 
-F = TypeVar("F", bound=Callable[..., Any])
 
+def check(
+    check_id: str,
+    *,
+    title: str | None = None,
+    protects: str | None = None,
+    runs_last: bool = False,
+) -> pytest.MarkDecorator:
+    """Declare the check `check_id` (what it pins, and the spec section or rule that breaks
+    if it fails; `runs_last`: it reads what the whole run recorded) and mark the test with
+    it: a decorator of a test function, or the `marks` of one `pytest.param`.
 
-def check(check_id: str) -> Callable[[F], F]:
-    """Mark a test as the check `check_id` (which must be registered)."""
-    get_check(check_id)
-    marker: Callable[[F], F] = getattr(pytest.mark, MARKER)(check_id)
+    Without a title, the test is marked as a check the suites declare (another project's
+    test of the same contract, say), which must exist.
+    """
+    if title is None or protects is None:
+        if check_id not in conformance_checks():
+            raise KeyError(f"unknown conformance check id {check_id!r}")
+    else:
+        declare(ConformanceCheck(check_id, title, protects, runs_last))
+    marker: pytest.MarkDecorator = getattr(pytest.mark, MARKER)(check_id)
     return marker
 
 
@@ -24,8 +42,9 @@ def check_of(item: pytest.Item) -> ConformanceCheck | None:
     marker = item.get_closest_marker(MARKER)
     if marker is None:
         return None
-    if len(marker.args) != 1 or marker.args[0] not in CONFORMANCE_CHECKS:
+    found = declared(marker.args[0]) if len(marker.args) == 1 else None
+    if found is None:
         raise pytest.UsageError(
-            f"{item.nodeid}: {MARKER} needs one registered check id, got {marker.args!r}"
+            f"{item.nodeid}: {MARKER} needs one declared check id, got {marker.args!r}"
         )
-    return CONFORMANCE_CHECKS[marker.args[0]]
+    return found

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from codex_probe.conformance.marks import check_of
-from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.conformance.registry import conformance_checks
 from codex_probe.conformance.state import state_of
 from codex_probe.conformance.target import Target, target_of
 
@@ -29,7 +29,7 @@ def select_checks(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect what --codex-check leaves out and move run-last checks to the end."""
     wanted = config.getoption("codex_check")
     if wanted:
-        unknown = sorted(set(wanted) - set(CONFORMANCE_CHECKS))
+        unknown = sorted(set(wanted) - set(conformance_checks()))
         if unknown:
             raise pytest.UsageError(f"unknown conformance check id(s): {', '.join(unknown)}")
     keep: list[pytest.Item] = []

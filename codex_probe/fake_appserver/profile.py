@@ -347,6 +347,36 @@ def checked_in_path(version: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def profile_for(
+    version: str,
+    *,
+    given: Path | None = None,
+    learned_in: Path | None = None,
+    checked_in: bool = True,
+) -> Path | None:
+    """THE answer to which profile file the fake imitates codex-cli `version` with: the one
+    a user `given`, else the one learned for it in the folder `learned_in` (a history's
+    release folder keeps what its run learned), else (unless `checked_in` is false) the
+    repository's; None when it has none and one must be learned."""
+    if given is not None:
+        return given
+    if learned_in is not None and (learned := learned_in / f"{version}.json").is_file():
+        return learned
+    return checked_in_path(version) if checked_in else None
+
+
+def nearest_checked_in_versions(version: str) -> list[str]:
+    """The versions with a checked-in profile, the closest below `version` first (the
+    nearest in each part of the version number), then those above it."""
+    key = version_key(version)
+
+    def nearness(candidate: str) -> tuple[bool, list[int]]:
+        pairs = zip(version_key(candidate), key, strict=False)
+        return version_key(candidate) > key, [abs(a - b) for a, b in pairs]
+
+    return sorted(available_versions(), key=nearness)
+
+
 def is_profile_path(spec: str) -> bool:
     """Whether a --profile value names a file rather than a version."""
     return spec.endswith(".json") or "/" in spec
@@ -363,7 +393,7 @@ def load_profile(version: str | None = None, *, path: Path | None = None) -> Pro
     """The profile of `version` (default: the default codex version), or of a file."""
     if path is None:
         wanted = version or DEFAULT_CODEX_VERSION
-        found = checked_in_path(wanted)
+        found = profile_for(wanted)
         if found is None:
             known = ", ".join(available_versions())
             raise ProfileError(
@@ -395,15 +425,8 @@ def _lacks_turn_templates(wire: WireDocument) -> bool:
 def _lender(version: str, path: Path) -> Profile:
     """The checked-in profile that lends a profile what it lacks of the turns section:
     the closest below `version` that has it all, else the closest above."""
-    key = version_key(version)
-
-    def nearness(candidate: str) -> tuple[bool, list[int]]:
-        pairs = zip(version_key(candidate), key, strict=False)
-        return version_key(candidate) > key, [abs(a - b) for a, b in pairs]
-
-    others = (v for v in available_versions() if checked_in_path(v) != path.resolve())
-    candidates = sorted(others, key=nearness)
-    for candidate in candidates:
+    candidates = nearest_checked_in_versions(version)
+    for candidate in (v for v in candidates if checked_in_path(v) != path.resolve()):
         found = checked_in_path(candidate)
         assert found is not None  # available_versions lists checked-in files only
         lender = _read(found)

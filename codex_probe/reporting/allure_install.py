@@ -9,10 +9,10 @@ network at all.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness.codex.cache import cache_root, install_once, is_installed
+from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.npm import run_npm
 from codex_probe.harness.codex.progress import InstallProgress
 
@@ -28,33 +28,23 @@ class AllureInstallError(RuntimeError):
     """npm ran but did not leave the wanted Allure version behind."""
 
 
-@dataclass(frozen=True)
-class AllureInstallation:
-    version: str
-    root: Path
-
-    @property
-    def binary(self) -> Path:
-        return self.root / BINARY_RELATIVE
-
-
 def allure_dir(root: Path | None = None) -> Path:
     return (root or cache_root()) / "allure"
 
 
 def installed_allure(
     version: str = ALLURE_VERSION, root: Path | None = None
-) -> AllureInstallation | None:
+) -> Installation | None:
     """The cached installation, or None; never touches the network."""
-    candidate = AllureInstallation(version, allure_dir(root) / version)
+    candidate = Installation(version, allure_dir(root) / version, BINARY_RELATIVE)
     return candidate if is_installed(candidate.root, BINARY_RELATIVE) else None
 
 
-def install_allure(version: str = ALLURE_VERSION, root: Path | None = None) -> AllureInstallation:
+def install_allure(version: str = ALLURE_VERSION, root: Path | None = None) -> Installation:
     folder = install_once(
         allure_dir(root), version, lambda staging: _build(version, staging), BINARY_RELATIVE
     )
-    return AllureInstallation(version, folder)
+    return Installation(version, folder, BINARY_RELATIVE)
 
 
 def _build(version: str, staging: Path) -> None:

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.harness.child_env import ALLURE, child_env, search_path
+from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.parent_death import bound_to_this_process
 from codex_probe.harness.temp_folders import temporary_folder
-from codex_probe.reporting.allure_install import AllureInstallation
 from codex_probe.reporting.categories import categories_json
 
 GENERATE_TIMEOUT = 300.0
@@ -74,7 +74,7 @@ def allure_config(output: Path, name: str = REPORT_NAME) -> dict[str, object]:
 
 
 def generate_html(
-    allure: AllureInstallation,
+    allure: Installation,
     results_dir: Path,
     html_dir: Path,
     *,
@@ -123,7 +123,7 @@ def _new_staging_dir(html_dir: Path) -> Path:
         return staging
 
 
-def _run_allure(allure: AllureInstallation, args: list[str], *, cwd: Path, timeout: float) -> None:
+def _run_allure(allure: Installation, args: list[str], *, cwd: Path, timeout: float) -> None:
     # PATH and the names of the CI run Allure shows, never a token: child_env.ALLURE.
     # Nothing of the user's home is read or written.
     env = child_env(ALLURE, {"PATH": search_path(), "HOME": str(cwd)})

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codex_probe.fake_appserver.profile import PROFILES_DIR
+from codex_probe.fake_appserver.profile import profile_for
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
@@ -517,13 +517,10 @@ def _digest(value: Any) -> str:
 
 
 def _profile_file(version: str, folder: Path, profile: Any) -> Path | None:
-    learned = folder / "learned" / f"{version}.json"
-    if learned.is_file():
-        return learned
-    if isinstance(profile, dict) and profile.get("source") == "checked-in":
-        checked_in = PROFILES_DIR / f"{version}.json"
-        return checked_in if checked_in.is_file() else None
-    return None
+    """The profile the release's run gave the fake: the one it learned (kept in the
+    release's folder), else the checked-in one if that is what its record names."""
+    checked_in = isinstance(profile, dict) and profile.get("source") == "checked-in"
+    return profile_for(version, learned_in=folder / "learned", checked_in=checked_in)
 
 
 def _finding_infos(releases: list[Release]) -> list[FindingInfo]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codex_probe.fake_appserver.launcher import write_launcher
-from codex_probe.fake_appserver.profile import ProfileError, checked_in_path, load_profile
+from codex_probe.fake_appserver.profile import ProfileError, load_profile, profile_for
 from codex_probe.harness.codex.appserver import open_app_server
 from codex_probe.harness.codex.install import binary_version, install
 from codex_probe.harness.codex.schema import ensure_schema
@@ -93,7 +93,7 @@ def make_backend(
             raise BackendError("fault scripts need the fake backend")
         return Backend("real", installation.version, installation.binary, schema)
     if kind == "fake":
-        profile_file = profile or checked_in_path(installation.version)
+        profile_file = profile_for(installation.version, given=profile)
         if profile_file is None:
             raise BackendError(
                 f"the fake has no checked-in profile for codex-cli {installation.version}; "

@@ -14,7 +14,7 @@ from codex_probe.conformance.baseline import (
     judge,
     load_expected_failures,
 )
-from codex_probe.conformance.registry import CONFORMANCE_CHECKS
+from codex_probe.conformance.registry import conformance_checks
 from codex_probe.rig.baseline import BaselineError
 
 ENTRY = ExpectedFailure(
@@ -147,5 +147,5 @@ def test_the_packaged_baseline_loads_and_gives_every_entry_a_reason() -> None:
     # every entry it gains must name a check in use and say why.
     baseline = load_expected_failures(default_baseline_path())
     for (check, _, backend), entry in baseline.entries.items():
-        assert check in CONFORMANCE_CHECKS and backend in ("real", "fake")
+        assert check in conformance_checks() and backend in ("real", "fake")
         assert len(entry.reason) > 20

@@ -14,9 +14,11 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.runner import release_run as release_module
 from codex_probe.probes.runner import selection as selection_module
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.rig.backends import Backend, make_backend
 from tests.cli import codex_probe
@@ -46,7 +48,9 @@ def test_a_scenario_refused_on_a_method_its_release_lacks_is_unsupported_naming_
     monkeypatch.setattr(release_module, "client_methods", lambda _: without)
     selection = Selection.of(["resume-refresh-unsubscribed"], fidelity=False)
     run = asyncio.run(
-        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+        run_release(
+            RunPlan(DEFAULT_CODEX_VERSION, selection, learning=learning_into(tmp_path / "learned"))
+        )
     )
     finding = run.findings["resume-refresh-unsubscribed"]
     assert finding.verdict is Verdict.UNSUPPORTED
@@ -62,7 +66,9 @@ def test_a_refusal_of_a_method_the_release_has_stays_broken(
     monkeypatch.setattr(selection_module, "make_backend", make)
     selection = Selection.of(["resume-refresh-unsubscribed"], fidelity=False)
     run = asyncio.run(
-        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+        run_release(
+            RunPlan(DEFAULT_CODEX_VERSION, selection, learning=learning_into(tmp_path / "learned"))
+        )
     )
     assert run.findings["resume-refresh-unsubscribed"].verdict is Verdict.BROKEN
 
@@ -75,8 +81,12 @@ def test_a_release_that_exits_before_initialize_everywhere_learns_no_profile_and
     monkeypatch.setattr(selection_module, "make_backend", make)
     selection = Selection.of(["start-applies-instructions", fidelity_id("start")])
     run = asyncio.run(
-        probe_release(
-            DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned", always_learn=True
+        run_release(
+            RunPlan(
+                DEFAULT_CODEX_VERSION,
+                selection,
+                learning=learning_into(tmp_path / "learned", always=True),
+            )
         )
     )
     assert run.undrivable is not None and "before answering initialize" in run.undrivable

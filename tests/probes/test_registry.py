@@ -8,10 +8,11 @@ from typing import Any
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
-from codex_probe.probes.domain.expressions import describe
+from codex_probe.probes.domain.expressions import answer, describe, refused, seen, steps_read
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.domain.judge import judge_assumption
 from codex_probe.probes.domain.observation import Observation, ScenarioOutcome
+from codex_probe.probes.runner.dry_run import dry_run
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
 
 OPERATIONS = set(
@@ -49,6 +50,22 @@ def test_every_reading_uses_operations_the_evaluator_knows_and_can_put_into_word
             used = operations_in(expression) - {"then", "test"}
             assert used <= OPERATIONS, (assumption.id, key, used - OPERATIONS)
             assert describe(expression), (assumption.id, key)
+
+
+def test_every_step_a_reading_reads_is_a_step_of_its_scenario_before_any_run() -> None:
+    steps = {name: {step.label for step in dry_run(name).steps} for name in SCENARIOS}
+    unknown = {
+        assumption.id: sorted(read - steps[assumption.scenario])
+        for assumption in ASSUMPTIONS
+        if (read := steps_read(list(assumption.reads.values()))) - steps[assumption.scenario]
+    }
+    assert unknown == {}
+
+
+def test_a_reading_of_a_step_its_scenario_lacks_is_found_without_a_run() -> None:
+    reading = [seen("BASE-V1", "turn-9"), answer("resume", "thread", "id"), refused("steer")]
+    assert steps_read(reading) == {"turn-9", "resume", "steer"}
+    assert "turn-9" not in {step.label for step in dry_run("start").steps}
 
 
 def test_every_scenario_home_belongs_to_a_scenario() -> None:

@@ -14,9 +14,11 @@ from codex_probe.harness.codex.install import Installation, InstallError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.runner import release_run as release_module
 from codex_probe.probes.runner import selection as selection_module
-from codex_probe.probes.runner.release_run import probe_release, run_scenarios
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release, run_scenarios
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.rig.backends import Backend, make_backend
 from codex_probe.rig.homes import IsolatedHome
@@ -46,7 +48,9 @@ def test_a_release_whose_codex_crashes_everywhere_gives_every_finding_broken_wit
     monkeypatch.setattr(selection_module, "make_backend", crashing)
     selection = Selection.of(["start-applies-instructions", fidelity_id("start")])
     run = asyncio.run(
-        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+        run_release(
+            RunPlan(DEFAULT_CODEX_VERSION, selection, learning=learning_into(tmp_path / "learned"))
+        )
     )
     assert set(run.findings) == {"start-applies-instructions", "fake-fidelity-start"}
     for finding in run.findings.values():
@@ -60,7 +64,9 @@ def test_a_selection_of_assumptions_runs_only_their_scenarios_on_the_real_codex(
 ) -> None:
     selection = Selection.of(["error-steer-wrong-turn"], fidelity=False)
     run = asyncio.run(
-        probe_release(DEFAULT_CODEX_VERSION, selection, learned_dir=tmp_path / "learned")
+        run_release(
+            RunPlan(DEFAULT_CODEX_VERSION, selection, learning=learning_into(tmp_path / "learned"))
+        )
     )
     assert list(run.subject) == ["errors"] and run.fake == {} and run.profile is None
     assert run.findings["error-steer-wrong-turn"].verdict is Verdict.HOLDS
@@ -75,7 +81,9 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
         raise InstallError("npm installed nothing")
 
     monkeypatch.setattr(selection_module, "make_backend", no_install)
-    run = asyncio.run(probe_release("0.150.0", Selection.of(None), learned_dir=tmp_path))
+    run = asyncio.run(
+        run_release(RunPlan("0.150.0", Selection.of(None), learning=learning_into(tmp_path)))
+    )
     assert len(run.findings) == len(Selection.of(None).finding_ids)
     assert {f.verdict for f in run.findings.values()} == {Verdict.BROKEN}
     assert all(

@@ -6,7 +6,8 @@ from typing import Any
 
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, Surface
-from codex_probe.probes.runner.release_run import ReleaseRun, surface_flips
+from codex_probe.probes.runner.release import ReleaseRun
+from codex_probe.probes.runner.release_run import surface_flips
 
 
 def surface(version: str, missing: tuple[str, ...] = (), **aspects: dict[str, Any]) -> Surface:

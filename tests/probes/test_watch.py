@@ -3,6 +3,7 @@ it, never a silent unknown, and the changes along a range named as fixed or back
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -96,7 +97,7 @@ def test_a_judged_finding_carries_the_state_of_each_issue_it_decides_and_a_broke
 def test_the_upstream_field_goes_to_verdict_json_and_back_and_a_malformed_one_is_refused() -> None:
     finding = Finding("fork-refresh", "0.171.0", Verdict.HOLDS, False, "5.3", "s", {}, {})
     assert "upstream" not in finding.to_json()
-    finding.upstream = [{"issue": "openai/codex#19045", "state": "present"}]
+    finding = replace(finding, upstream=[{"issue": "openai/codex#19045", "state": "present"}])
     document = finding.to_json()
     assert document["upstream"] == finding.upstream
     assert (

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +85,9 @@ def probe_findings() -> list[Finding]:
         "fake diverges from real: scenario start on 0.171.0: "
         '{"values_changed": {"root[\'requests\'][0][\'instructions\']": "..."}}',
     )
-    fidelity.fidelity = Fidelity(False, {"values_changed": {}}, {"source": "checked-in"})
+    fidelity = replace(
+        fidelity, fidelity=Fidelity(False, {"values_changed": {}}, {"source": "checked-in"})
+    )
     return [
         made("start-applies-instructions", "5.2", "0.171.0", True, Verdict.HOLDS, ""),
         made(

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.reporting.allure_install import BINARY_RELATIVE, AllureInstallation
+from codex_probe.harness.codex.install import Installation
+from codex_probe.reporting.allure_install import BINARY_RELATIVE
 from codex_probe.reporting.allure_report import generate_html
 
 # Stands in for `allure generate --config C --output DIR RESULTS`: writes DIR/index.html
@@ -25,12 +26,12 @@ output = Path(sys.argv[sys.argv.index("--output") + 1])
 
 
 @pytest.fixture
-def fake_allure(tmp_path: Path) -> AllureInstallation:
+def fake_allure(tmp_path: Path) -> Installation:
     binary = tmp_path / "allure" / BINARY_RELATIVE
     binary.parent.mkdir(parents=True)
     binary.write_text(FAKE_ALLURE)
     binary.chmod(0o755)
-    return AllureInstallation(version="3.0.0", root=tmp_path / "allure")
+    return Installation("3.0.0", tmp_path / "allure", BINARY_RELATIVE)
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def umask() -> Iterator[None]:
     ids=["umask-022", "umask-027", "umask-077"],
 )
 def test_the_html_folder_takes_the_umask_like_any_new_folder(
-    fake_allure: AllureInstallation, results: Path, tmp_path: Path, mask: int, mode: int
+    fake_allure: Installation, results: Path, tmp_path: Path, mask: int, mode: int
 ) -> None:
     os.umask(mask)
     report = generate_html(fake_allure, results, tmp_path / "out" / "html")
@@ -66,7 +67,7 @@ def test_the_html_folder_takes_the_umask_like_any_new_folder(
 
 @pytest.mark.usefixtures("umask")
 def test_a_report_written_over_an_old_one_takes_the_umask_too(
-    fake_allure: AllureInstallation, results: Path, tmp_path: Path
+    fake_allure: Installation, results: Path, tmp_path: Path
 ) -> None:
     os.umask(0o077)
     generate_html(fake_allure, results, tmp_path / "html")

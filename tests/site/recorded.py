@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -156,16 +157,19 @@ def write_release(
     here = folder / "releases" / version
     findings = {i: finding(i, version, v, o) for i, (v, o) in found.items()}
     if with_files:
-        for item in findings.values():
+        for finding_id, item in findings.items():
             if item.verdict is not Verdict.HOLDS and not item.is_fidelity:
                 bundle = here / "repro" / f"{item.id}-{version}"
                 bundle.mkdir(parents=True)
                 (bundle / "README.md").write_text(f"# {item.id} on {version}\n")
                 (bundle / "reproduce.py").write_text("print('replay')\n")
                 (bundle / "reproduce.py").chmod(0o755)
-                item.repro = ReproBundle(
-                    f"repro/{bundle.name}",
-                    run=f"python3 repro/{bundle.name}/reproduce.py --codex PATH_TO_CODEX",
+                findings[finding_id] = replace(
+                    item,
+                    repro=ReproBundle(
+                        f"repro/{bundle.name}",
+                        run=f"python3 repro/{bundle.name}/reproduce.py --codex PATH_TO_CODEX",
+                    ),
                 )
         learned = here / "learned"
         learned.mkdir(parents=True, exist_ok=True)

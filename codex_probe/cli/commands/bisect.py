@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import INSTALL_FAILURES
@@ -21,7 +19,8 @@ from codex_probe.probes.domain.surface.release import ASPECTS, in_gap, scenario_
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.span import RangeError, published_range
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection
 
@@ -83,19 +82,18 @@ def run(args: argparse.Namespace) -> int:
         file=progress,
     )
     budget = InstallBudget(args.keep_installs)
-    with tempfile.TemporaryDirectory(prefix="codex-probe-bisect-") as scratch:
 
-        def probe(version: str) -> Step:
-            step = probe_one(args, version, budget, Path(scratch))
-            shown = f"broken: {step.broken}" if step.broken else _short(step.value)
-            print(f"  {version}: {_compared(args)} = {shown}", file=progress)
-            return step
+    def probe(version: str) -> Step:
+        step = probe_one(args, version, budget)
+        shown = f"broken: {step.broken}" if step.broken else _short(step.value)
+        print(f"  {version}: {_compared(args)} = {shown}", file=progress)
+        return step
 
-        try:
-            result = bisect_releases(releases, probe)
-        except UnknownObservedKey as error:
-            print(f"codex-probe bisect: {error}", file=sys.stderr)
-            return USAGE
+    try:
+        result = bisect_releases(releases, probe)
+    except UnknownObservedKey as error:
+        print(f"codex-probe bisect: {error}", file=sys.stderr)
+        return USAGE
     if args.json:
         print(json.dumps(as_json(args, result), indent=2))
     else:
@@ -134,17 +132,15 @@ def _short(value: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scratch: Path) -> Step:
+def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget) -> Step:
     try:
         budget.use(version)
     except INSTALL_FAILURES as error:
         return Step(version, broken=f"not installed: {error}")
     if args.surface is not None:
-        return _surface_step(args.surface, version, args.jobs, scratch)
+        return _surface_step(args.surface, version, args.jobs)
     selection = Selection.of({args.finding}, fidelity=False)
-    release = run_interruptible(
-        lambda: probe_release(version, selection, jobs=args.jobs, learned_dir=scratch / version)
-    )
+    release = run_interruptible(lambda: run_release(RunPlan(version, selection, jobs=args.jobs)))
     finding = release.findings[args.finding]
     if finding.verdict is Verdict.BROKEN:
         return Step(version, broken=finding.summary or "; ".join(finding.evidence))
@@ -158,14 +154,12 @@ def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget, scr
     return Step(version, finding.observed[args.observed], tuple(finding.evidence))
 
 
-def _surface_step(name: str, version: str, jobs: int, scratch: Path) -> Step:
+def _surface_step(name: str, version: str, jobs: int) -> Step:
     """The value of one surface key on `version`: only the scenario it is read from runs."""
     aspect, _, key = name.partition(" ")
     scenario = scenario_of(aspect, key)
     selection = Selection.surface_only(() if scenario == "schema" else (scenario,))
-    release = run_interruptible(
-        lambda: probe_release(version, selection, jobs=jobs, learned_dir=scratch / version)
-    )
+    release = run_interruptible(lambda: run_release(RunPlan(version, selection, jobs=jobs)))
     surface = release.surface
     if surface is None:
         return Step(version, broken=f"codex-cli {version} could not be run")

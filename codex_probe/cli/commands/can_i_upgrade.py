@@ -9,6 +9,7 @@ reporting/upgrade.py.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ from codex_probe.probes.releases.sweep import sweep, to_probe
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.history_view import HistoryView, HistoryViewError
 from codex_probe.reporting.upgrade import judge_upgrade
+from codex_probe.reporting.writers.history import release_writers
 from codex_probe.rig.baseline import BaselineError
 
 INTERRUPTED = 130
@@ -104,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 document,
                 jobs=args.jobs,
                 keep_installs=args.keep_installs,
+                writers_for=functools.partial(release_writers, args.history),
                 say=say,
             )
         except KeyboardInterrupt:

@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from codex_probe.probes.domain.surface.file import (
     write_surfaces,
 )
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection
 from codex_probe.reporting.surface_text import render_changes
 
@@ -66,23 +66,22 @@ def run(args: argparse.Namespace) -> int:
     progress = sys.stderr if args.json else sys.stdout
     surfaces: list[Surface | None] = []
     recorded = dict(stored)  # what the file held before: a release probed now is probed twice
-    with tempfile.TemporaryDirectory(prefix="codex-probe-diff-") as scratch:
-        for version in (args.a, args.b):
-            if version in recorded:
-                print(f"codex-cli {version}: surface read from {args.surfaces}", file=progress)
-                surfaces.append(recorded[version])
-                continue
-            with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
-                concrete = install(version).version
-            started = time.monotonic()
-            surface = asyncio.run(_probe(concrete, args.jobs, Path(scratch) / concrete))
-            took = time.monotonic() - started
-            said = "no surface" if surface is None else surface.digest()
-            print(f"codex-cli {concrete}: surface {said} in {took:.1f} s", file=progress)
-            surfaces.append(surface)
-            if surface is not None and args.surfaces is not None:
-                stored[concrete] = surface
-                write_surfaces(args.surfaces, stored)
+    for version in (args.a, args.b):
+        if version in recorded:
+            print(f"codex-cli {version}: surface read from {args.surfaces}", file=progress)
+            surfaces.append(recorded[version])
+            continue
+        with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
+            concrete = install(version).version
+        started = time.monotonic()
+        surface = asyncio.run(_probe(concrete, args.jobs))
+        took = time.monotonic() - started
+        said = "no surface" if surface is None else surface.digest()
+        print(f"codex-cli {concrete}: surface {said} in {took:.1f} s", file=progress)
+        surfaces.append(surface)
+        if surface is not None and args.surfaces is not None:
+            stored[concrete] = surface
+            write_surfaces(args.surfaces, stored)
     before, after = surfaces
     if before is None or after is None:
         print("codex-probe diff: a release could not be probed", file=sys.stderr)
@@ -104,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
     return DIFFERENT if changes else SAME
 
 
-async def _probe(version: str, jobs: int, learned: Path) -> Surface | None:
-    release = await probe_release(version, Selection.surface_only(), jobs=jobs, learned_dir=learned)
+async def _probe(version: str, jobs: int) -> Surface | None:
+    release = await run_release(RunPlan(version, Selection.surface_only(), jobs=jobs))
     return release.surface
 
 

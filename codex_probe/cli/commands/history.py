@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from codex_probe.probes.releases.history import (
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
+from codex_probe.reporting.writers.history import release_writers
 
 # Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
 # 130 interrupted (what finished is kept: run it again to resume).
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
                 document,
                 jobs=args.jobs,
                 keep_installs=args.keep_installs,
+                writers_for=functools.partial(release_writers, args.out),
                 say=lambda line: print(line, flush=True),
             )
     except Interrupted as interrupted:

@@ -20,7 +20,10 @@ from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.fidelity import normalize
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.learn.attribution import explain
-from codex_probe.probes.runner.release_run import ReleaseRun, probe_release
+from codex_probe.probes.releases.learn.profile import LearnedProfile, learning_into
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release import ReleaseRun
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection, fidelity_id
 
@@ -61,8 +64,13 @@ def run(args: argparse.Namespace) -> int:
     selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
     started = time.monotonic()
     release = run_interruptible(
-        lambda: probe_release(
-            version, selection, jobs=args.jobs, learned_dir=args.out, always_learn=True
+        lambda: run_release(
+            RunPlan(
+                version,
+                selection,
+                jobs=args.jobs,
+                learning=learning_into(args.out, always=True),
+            )
         )
     )
     if release.learned is None:
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(release: ReleaseRun, seconds: float) -> dict[str, Any]:
     learned, profile = release.learned, release.profile
-    assert learned is not None and profile is not None and profile.path is not None
+    assert isinstance(learned, LearnedProfile) and profile is not None and profile.path is not None
     fidelity: dict[str, str] = {}
     differences: list[str] = []
     broken: list[str] = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,28 +19,27 @@ from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
-from codex_probe.harness.codex.seal import describe_sealing
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.harness.files import write_json
 from codex_probe.harness.interrupts import Interrupted, run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
-from codex_probe.probes.domain.surface.file import SURFACE_FILE, write_surfaces
-from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.tally import tally
-from codex_probe.probes.domain.verdict_file import VerdictReport
-from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
-from codex_probe.probes.runner.events import Event, FindingJudged, ScenarioFinished
-from codex_probe.probes.runner.release_run import ReleaseRun, probe_release_repeated
+from codex_probe.probes.domain.surface.file import SURFACE_FILE
+from codex_probe.probes.releases.learn.profile import learning_into
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
+from codex_probe.probes.runner.events import Writers
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection, Subject
-from codex_probe.reporting.finding_results import write_finding_result
-from codex_probe.reporting.table import closing_lines, profile_lines, render_table
+from codex_probe.reporting.writers.allure import RESULTS_FOLDER, AllureResultsWriter
+from codex_probe.reporting.writers.bundles import BundleWriter
+from codex_probe.reporting.writers.surface import SurfaceWriter
+from codex_probe.reporting.writers.terminal import ProbeTerminal
+from codex_probe.reporting.writers.verdict import VerdictWriter
 
 USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
 NO_VERDICT = 3
-RESULTS_FOLDER = "allure-results"
 
 
 def register(subparsers: Any) -> None:
@@ -128,7 +126,23 @@ def run(args: argparse.Namespace) -> int:
         profile=None if args.fake_profile is None else args.fake_profile.resolve(),
     )
     fidelity = not args.no_fidelity and subject.kind == "real"
-    probe_run = ProbeRun(out, subject, Selection.of(args.only or None, fidelity=fidelity))
+    selection = Selection.of(args.only or None, fidelity=fidelity)
+    verdict = VerdictWriter(
+        out / "verdict.json",
+        asked=[f"{v}:{i}" for v in versions for i in selection.finding_ids],
+        facts={"subject": subject.to_json(), "repeat": args.repeat},
+    )
+    terminal = ProbeTerminal(selection, subject, verdict, args.repeat)
+    # The writers of a probe run, once: bundles first (the others keep a finding bundled).
+    writers = Writers(
+        [
+            *([BundleWriter(out)] if subject.kind == "real" else []),
+            AllureResultsWriter(out),
+            verdict,
+            SurfaceWriter(out / SURFACE_FILE),
+            terminal,
+        ]
+    )
     interrupted = None
     try:
         with install_failures_end_command(USAGE):
@@ -140,20 +154,31 @@ def run(args: argparse.Namespace) -> int:
         # An earlier run's bundles and results would pass for this run's.
         for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
             shutil.rmtree(folder, ignore_errors=True)
-        run_interruptible(lambda: probe_run.probe(versions, jobs=args.jobs, repeat=args.repeat))
+
+        async def probe_each() -> None:
+            for version in versions:
+                plan = RunPlan(
+                    version,
+                    selection,
+                    subject,
+                    jobs=args.jobs,
+                    repeat=args.repeat,
+                    learning=learning_into(out / "learned"),
+                )
+                await run_release(plan, writers)
+
+        run_interruptible(probe_each)
     except Interrupted as signal_received:
         interrupted = signal_received
-    report = probe_run.finish(versions, args.repeat, complete=interrupted is None)
-    verdict = out / "verdict.json"
+    writers.finish(complete=interrupted is None)
+    report = verdict.report
     if interrupted is not None:
         print(
-            f"codex-probe probe: interrupted ({interrupted}); {verdict} is incomplete: "
+            f"codex-probe probe: interrupted ({interrupted}); {verdict.path} is incomplete: "
             f"{len(report.missing)} finding(s) did not run",
             file=sys.stderr,
         )
         return interrupted.exit_code
-    if set(probe_run.undrivable) != set(versions):
-        _say_closing(report, probe_run, args.repeat, verdict)
     broken = [
         f"{f.version}:{f.id}"
         for by_id in report.findings.values()
@@ -166,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             + _some(list(report.missing)),
             file=sys.stderr,
         )
-    if broken and set(probe_run.undrivable) != set(versions):
+    if broken and set(verdict.undrivable) != set(versions):
         print(
             f"codex-probe probe: {len(broken)} finding(s) are broken (no verdict): "
             + _some(broken),
@@ -174,151 +199,6 @@ def run(args: argparse.Namespace) -> int:
         )
     # Changed assumptions are findings, not failures of the run: the gate judges them.
     return NO_VERDICT if report.missing or broken else 0
-
-
-class ProbeRun:
-    """The releases of one `codex-probe probe`, and what each finding judged is written to:
-    its reproduction bundle (changed or broken, real codex-cli), its Allure result, its
-    line on the terminal, its entry in verdict.json."""
-
-    def __init__(self, out: Path, subject: Subject, selection: Selection) -> None:
-        self.out, self.subject, self.selection = out, subject, selection
-        self.report = VerdictReport()
-        self.fake_profiles: dict[str, dict[str, Any]] = {}
-        self.flips: dict[str, dict[str, dict[str, int]]] = {}
-        self.sealing: dict[str, dict[str, Any]] = {}
-        self.undrivable: dict[str, str] = {}
-        self.broke: list[str] = []  # the scenarios of the release under way that broke
-        self.surfaces: dict[str, Surface] = {}
-        self.surface_flips: dict[str, list[str]] = {}
-
-    async def probe(self, versions: list[str], *, jobs: int, repeat: int) -> None:
-        for version in versions:
-            started = time.monotonic()
-            print(f"codex-cli {version}: probing {_what(self.selection, self.subject)}")
-            run = await probe_release_repeated(
-                version,
-                self.selection,
-                repeat,
-                jobs=jobs,
-                learned_dir=self.out / "learned",
-                subject=self.subject,
-                on_event=self.on_event,
-            )
-            self._record(run)
-            if run.undrivable is not None:
-                print(
-                    f"codex-cli {version}: the probes cannot drive this release: {run.undrivable}",
-                    file=sys.stderr,
-                )
-                continue
-            counts = _counts(run)
-            print(f"codex-cli {version}: {counts} in {time.monotonic() - started:.1f} s")
-
-    def on_event(self, event: Event) -> None:
-        if isinstance(event, ScenarioFinished) and event.outcome.observation is None:
-            # Said after the release: a release nothing can drive gets one line, not twelve.
-            self.broke.append(f"  {event.backend} {event.version}: {event.outcome.failure()}")
-        if not isinstance(event, FindingJudged):
-            return
-        finding = event.finding
-        # What upstream is shown: a changed or broken finding of the real codex, or one that
-        # shows a watched upstream bug present, as a bundle.
-        shown = finding.verdict in (Verdict.CHANGED, Verdict.BROKEN) or finding.shows_upstream_bug
-        wants_bundle = shown and not finding.is_fidelity
-        if wants_bundle and self.subject.kind == "real" and event.outcome is not None:
-            codex = install_codex(finding.version).binary  # installed: the run used it
-            finding.repro = bundle_in_report(self.out, finding, event.outcome, codex)
-        write_finding_result(self.out / RESULTS_FOLDER, finding, event.outcome, self.out)
-        self.report.add(finding)
-
-    def _record(self, run: ReleaseRun) -> None:
-        if run.undrivable is not None:
-            self.undrivable[run.version] = run.undrivable
-        if run.profile is not None and run.profile.path is not None:
-            self.fake_profiles[run.version] = run.profile.to_json()
-        if run.flips:
-            self.flips[run.version] = {i: dict(tally) for i, tally in run.flips.items()}
-        self.sealing[run.version] = describe_sealing()
-        if run.surface is not None:
-            self.surfaces[run.version] = run.surface
-        if run.surface_flips:
-            self.surface_flips[run.version] = run.surface_flips
-
-    def finish(self, versions: list[str], repeat: int, *, complete: bool) -> VerdictReport:
-        """verdict.json, whole or (interrupted) saying which findings it lacks, and
-        surface.json, the surface of every version that gave one."""
-        report = self.report
-        asked = [f"{v}:{i}" for v in versions for i in self.selection.finding_ids]
-        recorded = {f"{v}:{i}" for v, found in report.findings.items() for i in found}
-        report.missing = tuple(f for f in asked if f not in recorded)
-        # A verdict that lacks a finding asked for says so: the gate takes it for no verdict.
-        report.complete = complete and not report.missing
-        report.facts = {
-            "fake_profiles": self.fake_profiles,
-            "subject": self.subject.to_json(),
-            "repeat": repeat,
-            "flips": self.flips,
-            "sealing": self.sealing,
-            "undrivable": self.undrivable,
-            "surface_flips": self.surface_flips,
-        }
-        write_json(self.out / "verdict.json", report.to_json())
-        if self.surfaces:
-            write_surfaces(self.out / SURFACE_FILE, self.surfaces)
-        return report
-
-
-def _what(selection: Selection, subject: Subject) -> str:
-    where = "the real codex-cli" if subject.kind == "real" else "the fake"
-    also = " and the fake imitating it" if selection.compare_with_fake else ""
-    return f"{len(selection.finding_ids)} finding(s) from {len(selection.scenarios)} " + (
-        f"scenario(s) on {where}{also}"
-    )
-
-
-def _counts(run: ReleaseRun) -> str:
-    return tally((f.id, f.verdict.value, f.required) for f in run.findings.values())
-
-
-def _say_closing(report: VerdictReport, probe_run: ProbeRun, repeat: int, verdict: Path) -> None:
-    flipped = probe_run.flips
-    lines = ["", *render_table(report), "", *profile_lines(probe_run.fake_profiles)]
-    for version, surface in probe_run.surfaces.items():
-        gaps = f"; not read: {', '.join(surface.missing)}" if surface.missing else ""
-        counts = ", ".join(f"{len(keys)} {aspect}" for aspect, keys in surface.aspects.items())
-        lines.append(f"surface of codex-cli {version}: {surface.digest()} ({counts}){gaps}")
-    if repeat > 1:
-        unsteady = probe_run.surface_flips
-        lines.append(
-            f"repeated {repeat} times: the surface "
-            + (
-                "is the same in every run"
-                if not unsteady
-                else "differs between runs at "
-                + ", ".join(f"{v}: {len(keys)} key(s)" for v, keys in unsteady.items())
-            )
-        )
-        lines.append(
-            f"repeated {repeat} times: "
-            + (
-                "no finding differs between runs"
-                if not flipped
-                else f"{sum(len(f) for f in flipped.values())} finding(s) differ between runs "
-                "(broken): " + ", ".join(f"{v}:{i}" for v, f in flipped.items() for i in f)
-            )
-        )
-    lines += closing_lines(report)
-    versions = " ".join(f"--codex {v}" for v in report.versions)
-    lines += [
-        f"verdict: {verdict}",
-        *([f"surface: {verdict.parent / SURFACE_FILE}"] if probe_run.surfaces else []),
-        f"next: codex-probe report {versions} --out {verdict.parent}   "
-        "(the Allure page and summary.md)",
-        f"      codex-probe gate {versions} --verdict {verdict} --no-run   "
-        "(exit 0 when every required assumption holds)",
-    ]
-    print("\n".join(lines))
 
 
 def _some(ids: list[str]) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,8 @@ from codex_probe.probes.releases.repro.bundle import (
     why_not_bundled,
 )
 from codex_probe.probes.releases.repro.bundle import write_bundle as write_finding_bundle
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection
 
@@ -71,12 +71,8 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out or Path("reports") / "repro" / bundle_name(finding_id, version)
     if problem := output_problem(out, *BUNDLE_FILES):
         return _say(problem, USAGE)
-    with tempfile.TemporaryDirectory(prefix="codex-probe-repro-") as learned:
-        release = run_interruptible(
-            lambda: probe_release(
-                version, Selection.of([finding_id], fidelity=False), learned_dir=Path(learned)
-            )
-        )
+    selection = Selection.of([finding_id], fidelity=False)
+    release = run_interruptible(lambda: run_release(RunPlan(version, selection)))
     finding = release.findings[finding_id]
     try:
         readme = write_finding_bundle(out, finding, release.subject[BY_ID[finding_id].scenario])

@@ -12,7 +12,7 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +36,12 @@ from codex_probe.probes.domain.watch import (
     issue_states,
     state_changes,
 )
-from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
-from codex_probe.probes.runner.events import Event, FindingJudged
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
+from codex_probe.probes.runner.events import Event, FindingBundled, FindingJudged, Writer, Writers
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection
+from codex_probe.reporting.writers.bundles import BundleWriter
 
 USAGE = 2
 # A watched issue no finding could decide (the gate's and probe's code for no verdict).
@@ -119,8 +121,9 @@ def run(args: argparse.Namespace) -> int:
     return UNDECIDED if undecided else 0
 
 
-class Watch:
-    """The findings of each release the watch list reads, and the bundles of present bugs."""
+class Watch(Writer):
+    """The findings of each release the watch list reads, and the bundles of present bugs:
+    the watch's writer, after the bundle writer."""
 
     def __init__(self, out: Path, binaries: Mapping[str, Path]) -> None:
         self.out = out
@@ -133,27 +136,22 @@ class Watch:
     async def probe(self, version: str, jobs: int) -> None:
         print(f"codex-cli {version}: probing {len(WATCH_FINDINGS)} finding(s)", file=sys.stderr)
         selection = Selection.of(WATCH_FINDINGS, fidelity=False)
-        release = await probe_release(
-            version,
-            selection,
-            jobs=jobs,
-            learned_dir=self.out / "learned",
-            on_event=self.on_event,
-        )
-        self.entries[version] = {i: f.to_json() for i, f in release.findings.items()}
+        writers = Writers([BundleWriter(self.out), self])
+        await run_release(RunPlan(version, selection, jobs=jobs), writers)
+        writers.finish(complete=True)
         self.sources[version] = "probed"
 
-    def on_event(self, event: Event) -> None:
-        if not isinstance(event, FindingJudged) or event.outcome is None:
-            return
-        finding = event.finding
-        if finding.shows_upstream_bug:
-            codex = self.binaries[finding.version]
-            finding.repro = bundle_in_report(self.out, finding, event.outcome, codex)
+    def handle(self, event: Event) -> Sequence[Event]:
+        if isinstance(event, FindingJudged | FindingBundled):
+            finding = event.finding
+            self.entries.setdefault(finding.version, {})[finding.id] = finding.to_json()
+        if isinstance(event, FindingBundled) and event.finding.repro is not None:
+            finding, path = event.finding, event.finding.repro.path
             for entry in finding.upstream:
-                if entry["state"] == State.PRESENT.value and finding.repro.path is not None:
+                if entry["state"] == State.PRESENT.value and path is not None:
                     by_issue = self.bundles.setdefault(finding.version, {})
-                    by_issue.setdefault(entry["issue"], []).append(finding.repro.path)
+                    by_issue.setdefault(entry["issue"], []).append(path)
+        return ()
 
 
 def _previous(versions: list[str]) -> list[str]:

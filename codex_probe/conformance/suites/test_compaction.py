@@ -10,7 +10,11 @@ from codex_probe.rig.session import Session
 pytestmark = pytest.mark.asyncio
 
 
-@check("CONF-COMPACT-001")
+@check(
+    "CONF-COMPACT-001",
+    title="thread/compact/start answers {}",
+    protects="spec 5.1: manual compaction is how compaction safety is verified",
+)
 async def test_compaction_start_answers_an_empty_object(codex_session: Session) -> None:
     await codex_session.open()
     thread_id = (await codex_session.start_thread())["id"]
@@ -20,7 +24,11 @@ async def test_compaction_start_answers_an_empty_object(codex_session: Session) 
     assert turn["status"] == "completed", turn
 
 
-@check("CONF-COMPACT-002")
+@check(
+    "CONF-COMPACT-002",
+    title="compaction runs as a turn holding one contextCompaction item and asks the model once",
+    protects="spec 5.1 verification steps 2-3",
+)
 async def test_compaction_runs_as_a_turn_with_one_compaction_item_and_one_model_request(
     codex_session: Session,
 ) -> None:

@@ -17,7 +17,11 @@ CLIENT_INFO = {"clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
 EXIT_GRACE_S = 5.0
 
 
-@check("CONF-HANDSHAKE-001")
+@check(
+    "CONF-HANDSHAKE-001",
+    title="initialize answers with the server's user agent, then requests are served",
+    protects="DESIGN 'Real components': every session starts with initialize + initialized",
+)
 async def test_initialize_names_the_server_version_and_then_requests_are_served(
     codex_session: Session,
 ) -> None:
@@ -30,7 +34,11 @@ async def test_initialize_names_the_server_version_and_then_requests_are_served(
     assert isinstance(thread.get("id"), str) and thread["id"]
 
 
-@check("CONF-HANDSHAKE-002")
+@check(
+    "CONF-HANDSHAKE-002",
+    title="a request before initialize is refused with -32600 'Not initialized'",
+    protects="driver transport: the handshake must precede thread/start (spec 4.6 startThread)",
+)
 async def test_a_request_before_initialize_is_refused_as_not_initialized(
     codex_session: Session,
 ) -> None:
@@ -41,7 +49,11 @@ async def test_a_request_before_initialize_is_refused_as_not_initialized(
     await expect_refusal(request, NOT_INITIALIZED)
 
 
-@check("CONF-HANDSHAKE-003")
+@check(
+    "CONF-HANDSHAKE-003",
+    title="a second initialize is refused with -32600 'Already initialized'",
+    protects="driver transport: one handshake per process",
+)
 async def test_a_second_initialize_is_refused_as_already_initialized(
     codex_session: Session,
 ) -> None:
@@ -52,7 +64,11 @@ async def test_a_second_initialize_is_refused_as_already_initialized(
     )
 
 
-@check("CONF-SHUTDOWN-001")
+@check(
+    "CONF-SHUTDOWN-001",
+    title="closing stdin ends the server with exit code 0, no signal needed",
+    protects="DESIGN 'Rules': shutdown closes stdin, waits, then signals; nothing outlives a test",
+)
 async def test_closing_stdin_ends_the_server_with_exit_code_zero(
     codex_session: Session,
 ) -> None:

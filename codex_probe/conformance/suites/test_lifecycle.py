@@ -70,7 +70,12 @@ def replay_command(
     return shlex.join(words)
 
 
-@check("CONF-LIFECYCLE-001")
+@check(
+    "CONF-LIFECYCLE-001",
+    title="random thread and turn lifecycles keep the protocol invariants",
+    protects="spec 4.5-4.7 as a whole: one answer per request, paired turns, legal statuses, "
+    "a server that never exits on its own",
+)
 def test_random_lifecycles_keep_the_protocol_invariants(
     codex_backend: Backend,
     codex_wire_log: WireLog,

@@ -13,7 +13,11 @@ pytestmark = pytest.mark.asyncio
 UNKNOWN = "no/such/method"
 
 
-@check("CONF-METHOD-001")
+@check(
+    "CONF-METHOD-001",
+    title="an unknown method is refused -32600 'Invalid request: unknown variant `m`, ...'",
+    protects="driver rule: an unknown method is neither not-found nor invalid-thread",
+)
 async def test_an_unknown_method_is_refused_as_an_invalid_request(
     codex_session: Session,
 ) -> None:

@@ -20,7 +20,11 @@ pytestmark = pytest.mark.asyncio
 IDLE = {"type": "idle"}
 
 
-@check("CONF-RESUME-001")
+@check(
+    "CONF-RESUME-001",
+    title="thread/resume of a loaded thread answers it with its turns",
+    protects="spec 4.6 resumeThread: a successful resume is followed by ResumePrompt",
+)
 async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
     codex_session: Session,
 ) -> None:
@@ -32,7 +36,11 @@ async def test_resume_of_a_loaded_thread_answers_it_with_its_turns(
     assert [(t["id"], t["status"]) for t in thread["turns"]] == [(turn["id"], "completed")]
 
 
-@check("CONF-RESUME-002")
+@check(
+    "CONF-RESUME-002",
+    title="after a restart, thread/resume loads the thread from disk and it takes turns again",
+    protects="spec 4.5 / 4.6: sessions survive daemon restarts by thread id",
+)
 async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
     codex_session: Session,
 ) -> None:
@@ -47,7 +55,11 @@ async def test_after_a_restart_resume_loads_the_thread_and_it_takes_turns(
     assert again["status"] == "completed", again
 
 
-@check("CONF-RESUME-006")
+@check(
+    "CONF-RESUME-006",
+    title="a thread that never had a turn resumes as not found, loaded or after a restart",
+    protects="driver rule: a thread without a rollout falls back to a fresh thread (spec 4.5 #2)",
+)
 async def test_a_thread_that_never_had_a_turn_resumes_as_not_found_loaded_or_not(
     codex_session: Session,
 ) -> None:
@@ -65,7 +77,11 @@ async def test_a_thread_that_never_had_a_turn_resumes_as_not_found_loaded_or_not
     )
 
 
-@check("CONF-RESUME-007")
+@check(
+    "CONF-RESUME-007",
+    title="resume and read of a thread with an active turn report it active, that turn inProgress",
+    protects="spec 4.6 resolveTurnRequestForDirectDelivery: steer an active turn, else start one",
+)
 async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progress(
     codex_session: Session, codex_holds: Holds
 ) -> None:
@@ -89,7 +105,11 @@ async def test_resume_and_read_of_a_thread_with_an_active_turn_list_it_in_progre
         assert listed == expected, f"{answer}: turns {listed}, expected {expected}"
 
 
-@check("CONF-UNSUBSCRIBE-001")
+@check(
+    "CONF-UNSUBSCRIBE-001",
+    title="thread/unsubscribe answers 'unsubscribed' and the thread can be resumed afterwards",
+    protects="spec 6.3 cutover: a connection lets go of a thread and may take it up again",
+)
 async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
     codex_session: Session,
 ) -> None:
@@ -104,7 +124,11 @@ async def test_unsubscribe_lets_go_of_a_thread_that_can_be_resumed_afterwards(
     assert again["status"] == "completed", again
 
 
-@check("CONF-UNSUBSCRIBE-002")
+@check(
+    "CONF-UNSUBSCRIBE-002",
+    title="thread/unsubscribe of a thread that is not loaded answers 'notLoaded'",
+    protects="DESIGN 'Rules': refusals are explicit answers, never silence",
+)
 async def test_unsubscribe_of_a_thread_not_loaded_answers_not_loaded(
     codex_session: Session,
 ) -> None:

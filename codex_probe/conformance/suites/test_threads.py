@@ -23,7 +23,11 @@ def is_uuid(value: object) -> bool:
     return True
 
 
-@check("CONF-THREAD-START-001")
+@check(
+    "CONF-THREAD-START-001",
+    title="thread/start answers an idle thread with an id, no turns and the binary's version",
+    protects="spec 4.6 startThread: the driver reads result.thread.id",
+)
 async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
     codex_session: Session,
 ) -> None:
@@ -35,7 +39,11 @@ async def test_thread_start_answers_an_idle_thread_with_an_id_and_no_turns(
     assert thread.get("cliVersion") == codex_session.backend.version, thread.get("cliVersion")
 
 
-@check("CONF-THREAD-START-002")
+@check(
+    "CONF-THREAD-START-002",
+    title="thread/started follows the thread/start response for the same thread",
+    protects="spec 4.6 startThread; DESIGN: notifications are buffered until waited for",
+)
 async def test_thread_started_follows_for_the_same_thread(codex_session: Session) -> None:
     await codex_session.open()
     thread = await codex_session.start_thread()
@@ -43,7 +51,11 @@ async def test_thread_started_follows_for_the_same_thread(codex_session: Session
     assert started["thread"]["status"] == IDLE, started["thread"].get("status")
 
 
-@check("CONF-THREAD-START-004")
+@check(
+    "CONF-THREAD-START-004",
+    title='thread/start accepts "" and null instruction fields (string|null in the schema)',
+    protects='spec 4.2 / 5.3 / 6.2: DeveloperInstructions "" expresses a cleared AGENTS.md',
+)
 async def test_thread_start_accepts_empty_and_null_instruction_fields(
     codex_session: Session,
 ) -> None:
@@ -55,7 +67,11 @@ async def test_thread_start_accepts_empty_and_null_instruction_fields(
         assert is_uuid(thread.get("id")), (base, developer, thread)
 
 
-@check("CONF-READ-001")
+@check(
+    "CONF-READ-001",
+    title="thread/read with includeTurns returns the turns with their items; without, none",
+    protects="spec 5.1 verification step 3: thread/read(includeTurns=true)",
+)
 async def test_thread_read_with_turns_returns_them_with_their_items(
     codex_session: Session,
 ) -> None:
@@ -81,7 +97,11 @@ async def test_thread_read_with_turns_returns_them_with_their_items(
     assert bare["thread"]["turns"] == [], bare["thread"]["turns"]
 
 
-@check("CONF-READ-002")
+@check(
+    "CONF-READ-002",
+    title="thread/read with includeTurns before the first turn is refused, not answered empty",
+    protects="spec 5.1 verification: a read before the first user message has no history to show",
+)
 async def test_thread_read_with_turns_before_the_first_turn_is_refused(
     codex_session: Session,
 ) -> None:

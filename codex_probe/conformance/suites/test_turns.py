@@ -39,7 +39,11 @@ def _turn_id(message: dict[str, Any]) -> Any:
     return turn.get("id") if isinstance(turn, dict) else params.get("turnId")
 
 
-@check("CONF-TURN-001")
+@check(
+    "CONF-TURN-001",
+    title="turn/start answers an inProgress turn with an id and no items",
+    protects="spec 4.6 prepareInitialThread / 4.7: the driver keeps the turn id",
+)
 async def test_turn_start_answers_an_in_progress_turn_with_an_id_and_no_items(
     codex_session: Session,
 ) -> None:
@@ -54,7 +58,11 @@ async def test_turn_start_answers_an_in_progress_turn_with_an_id_and_no_items(
     assert turn.get("items") == [], turn
 
 
-@check("CONF-TURN-002")
+@check(
+    "CONF-TURN-002",
+    title="a turn notifies turn/started, then its items, then turn/completed (completed)",
+    protects="spec 4.6 EncodeStdinMessage: the next safe input boundary is turn/completed",
+)
 async def test_a_turn_notifies_started_then_items_then_completed(
     codex_session: Session,
 ) -> None:
@@ -68,7 +76,12 @@ async def test_a_turn_notifies_started_then_items_then_completed(
     assert set(methods[1:-1]) <= {"item/started", "item/completed"}, methods
 
 
-@check("CONF-TURN-003")
+@check(
+    "CONF-TURN-003",
+    title="a turn's items: our userMessage and the model's agentMessage, each started then "
+    "completed",
+    protects="DESIGN 'One path': the observation pipeline reads items",
+)
 async def test_a_turn_holds_our_user_message_and_the_model_answer(
     codex_session: Session,
 ) -> None:
@@ -87,7 +100,11 @@ async def test_a_turn_holds_our_user_message_and_the_model_answer(
     assert [a.get("text") for a in agents] == [answer], done
 
 
-@check("CONF-STEER-001")
+@check(
+    "CONF-STEER-001",
+    title="turn/steer on the active turn answers its id and the steered text reaches the model",
+    protects="spec 4.6 EncodeStdinMessage: ack-aware delivery into an active turn",
+)
 async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
     codex_session: Session,
 ) -> None:
@@ -106,7 +123,11 @@ async def test_steer_joins_the_active_turn_and_its_text_reaches_the_model(
     assert steer in codex_session.model_bodies()[-1], "the steered text never reached the model"
 
 
-@check("CONF-INTERRUPT-001")
+@check(
+    "CONF-INTERRUPT-001",
+    title="turn/interrupt of the active turn answers {} and the turn completes 'interrupted'",
+    protects="DESIGN: every turn the harness starts ends under a deadline",
+)
 async def test_interrupt_ends_the_active_turn_as_interrupted(
     codex_session: Session, codex_holds: Holds
 ) -> None:

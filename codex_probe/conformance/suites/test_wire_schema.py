@@ -1,4 +1,5 @@
-"""Every message both ways against the schema of the version under test: two checks.
+"""Every message both ways against the schema of the version under test: two checks, one
+test run once per side.
 
 They run after every other check (the plugin moves them last) and judge every
 transcript the run logged for their target, plus one exchange of their own over
@@ -17,6 +18,7 @@ from codex_probe.conformance.marks import check
 from codex_probe.conformance.target import Target
 from codex_probe.conformance.wire import (
     LoggedTranscript,
+    Side,
     WireLog,
     validator_for,
     violation_report,
@@ -60,8 +62,33 @@ async def judged(
     return log.transcripts(target.label) + own
 
 
-@check("CONF-WIRE-SERVER-001")
-async def test_every_message_the_server_sent_fits_the_schema(
+SIDES = [
+    pytest.param(
+        "server",
+        marks=check(
+            "CONF-WIRE-SERVER-001",
+            title="every message the server sent fits this version's generated schema",
+            protects="DESIGN 'Rules': the protocol schema comes from the binary under test",
+            runs_last=True,
+        ),
+        id="server",
+    ),
+    pytest.param(
+        "client",
+        marks=check(
+            "CONF-WIRE-CLIENT-001",
+            title="every message our client sent fits this version's generated schema",
+            protects="DESIGN 'Rules': the harness speaks the protocol of the version under test",
+            runs_last=True,
+        ),
+        id="client",
+    ),
+]
+
+
+@pytest.mark.parametrize("side", SIDES)
+async def test_every_message_of_one_side_fits_the_schema(
+    side: Side,
     codex_session: Session,
     codex_holds: Holds,
     codex_target: Target,
@@ -70,25 +97,6 @@ async def test_every_message_the_server_sent_fits_the_schema(
 ) -> None:
     target = codex_target
     logged = await judged(codex_session, codex_holds, codex_wire_log, target, request.node.nodeid)
-    found, count = wire_violations(
-        validator_for(codex_session.backend.schema_dir), logged, "server"
-    )
-    assert count > 0, "no server message was recorded to judge"
-    assert not found, violation_report("server", found, count, target.label)
-
-
-@check("CONF-WIRE-CLIENT-001")
-async def test_every_message_our_client_sent_fits_the_schema(
-    codex_session: Session,
-    codex_holds: Holds,
-    codex_target: Target,
-    codex_wire_log: WireLog,
-    request: pytest.FixtureRequest,
-) -> None:
-    target = codex_target
-    logged = await judged(codex_session, codex_holds, codex_wire_log, target, request.node.nodeid)
-    found, count = wire_violations(
-        validator_for(codex_session.backend.schema_dir), logged, "client"
-    )
-    assert count > 0, "no client message was recorded to judge"
-    assert not found, violation_report("client", found, count, target.label)
+    found, count = wire_violations(validator_for(codex_session.backend.schema_dir), logged, side)
+    assert count > 0, f"no {side} message was recorded to judge"
+    assert not found, violation_report(side, found, count, target.label)

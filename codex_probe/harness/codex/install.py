@@ -41,12 +41,16 @@ class InstallError(RuntimeError):
 
 @dataclass(frozen=True)
 class Installation:
+    """A package npm installed into a folder of the cache: codex-cli, or another tool the
+    project installs the same way (Allure, with its own binary)."""
+
     version: str
     root: Path
+    binary_relative: Path = BINARY_RELATIVE
 
     @property
     def binary(self) -> Path:
-        return self.root / BINARY_RELATIVE
+        return self.root / self.binary_relative
 
     @property
     def schema_dir(self) -> Path:

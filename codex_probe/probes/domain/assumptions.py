@@ -57,7 +57,7 @@ from codex_probe.probes.domain.expressions import (
 from codex_probe.probes.domain.reading import DEFAULT_PROMPT, MODEL_SWITCH
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Assumption:
     id: str
     spec_section: str
@@ -143,13 +143,13 @@ IN_FLIGHT_ANSWER = item_notified("item/completed", "agentMessage", "ANSWER-HELD"
 
 ASSUMPTIONS: tuple[Assumption, ...] = (
     Assumption(
-        "start-applies-instructions",
-        "5.2",
-        "Instructions given on thread/start reach the model on the thread's first turn: "
+        id="start-applies-instructions",
+        spec_section="5.2",
+        statement="Instructions given on thread/start reach the model on the thread's first turn: "
         "both baseInstructions and developerInstructions are in the model request.",
-        True,
-        "start",
-        {
+        required=True,
+        scenario="start",
+        values={
             "base_seen": expect(True, seen("BASE-V1", "turn-1")),
             "developer_seen": expect(True, seen("DEV-V1", "turn-1")),
             "base_at": where("BASE-V1", "turn-1"),
@@ -157,14 +157,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "base-developer-placement",
-        "5.2",
-        "Base and developer instructions reach the model as instructions (the top-level "
+        id="base-developer-placement",
+        spec_section="5.2",
+        statement="Base and developer instructions reach the model as instructions (the top-level "
         "instructions field, or a developer/system message), never as a user message, on "
         "the first turn and every later turn.",
-        True,
-        "start",
-        {
+        required=True,
+        scenario="start",
+        values={
             "base_in_user_message": expect(False, in_user_message("BASE-V1", "turn-1")),
             "developer_in_user_message": expect(False, in_user_message("DEV-V1", "turn-1")),
             "later_turn_keeps_both": expect(
@@ -178,73 +178,73 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "compaction-keeps-instructions",
-        "5.1",
-        "After thread/compact/start, the next turn's model request still holds both the "
+        id="compaction-keeps-instructions",
+        spec_section="5.1",
+        statement="After thread/compact/start, the next turn's model request still holds both the "
         "base and the developer instructions of thread/start.",
-        True,
-        "compaction",
-        compaction_kept("turn-3"),
+        required=True,
+        scenario="compaction",
+        values=compaction_kept("turn-3"),
     ),
     Assumption(
-        "compaction-remote-keeps-instructions",
-        "5.1",
-        "After thread/compact/start on a provider codex compacts remotely (one named "
+        id="compaction-remote-keeps-instructions",
+        spec_section="5.1",
+        statement="After thread/compact/start on a provider codex compacts remotely (one named "
         "OpenAI), the next turn's model request still holds both the base and the developer "
         "instructions of thread/start.",
-        True,
-        "compaction-remote",
-        {**compaction_kept("turn-2"), "compaction_paths": request_paths("compact")},
+        required=True,
+        scenario="compaction-remote",
+        values={**compaction_kept("turn-2"), "compaction_paths": request_paths("compact")},
     ),
     Assumption(
-        "resume-refresh-loaded",
-        "5.3",
-        "thread/resume with new instruction values on a thread still loaded does not "
+        id="resume-refresh-loaded",
+        spec_section="5.3",
+        statement="thread/resume with new instruction values on a thread still loaded does not "
         "switch the model to them (the spec measured this on 0.120.0); only a fresh "
         "thread applies new instructions.",
-        False,
-        "resume-loaded",
-        refreshed(),
+        required=False,
+        scenario="resume-loaded",
+        values=refreshed(),
     ),
     Assumption(
-        "resume-refresh-cold",
-        "5.3",
-        "thread/resume with new instruction values after an app-server restart does not "
+        id="resume-refresh-cold",
+        spec_section="5.3",
+        statement="thread/resume with new instruction values after an app-server restart does not "
         "switch the model to them (spec 5.3 states it without naming a process lifetime).",
-        False,
-        "resume-cold",
-        refreshed(),
+        required=False,
+        scenario="resume-cold",
+        values=refreshed(),
     ),
     Assumption(
-        "resume-refresh-unsubscribed",
-        "5.3",
-        "thread/resume with new instruction values after thread/unsubscribe does not "
+        id="resume-refresh-unsubscribed",
+        spec_section="5.3",
+        statement="thread/resume with new instruction values after thread/unsubscribe does not "
         "switch the model to them.",
-        False,
-        "resume-unsubscribed",
-        {**refreshed(), "unloaded_after_unsubscribe": answer("unsubscribe", "unloaded")},
+        required=False,
+        scenario="resume-unsubscribed",
+        values={**refreshed(), "unloaded_after_unsubscribe": answer("unsubscribe", "unloaded")},
     ),
     Assumption(
-        "resume-override-not-durable",
-        "5.3",
-        "An instruction value given on thread/resume is not durable: after another "
+        id="resume-override-not-durable",
+        spec_section="5.3",
+        statement="An instruction value given on thread/resume is not durable: after another "
         "restart and a resume without instruction fields, the thread/start values are back.",
-        False,
-        "override-persistence",
-        {
+        required=False,
+        scenario="override-persistence",
+        values={
             "override_base_seen": seen("BASE-V2", "turn-2"),
             "start_base_back_after_restart": expect(True, seen("BASE-V1", "turn-3")),
             "override_base_seen_after_restart": expect(False, seen("BASE-V2", "turn-3")),
         },
     ),
     Assumption(
-        "resume-empty-developer-keeps-old",
-        "5.3",
-        'thread/resume accepts developerInstructions "" but does not clear the developer '
+        id="resume-empty-developer-keeps-old",
+        spec_section="5.3",
+        statement='thread/resume accepts developerInstructions "" but does not clear the developer '
         "instructions the thread already has (the spec measured this on 0.120.0).",
-        False,
-        "resume-empty-developer",
-        {
+        required=False,
+        scenario="resume-empty-developer",
+        values={
             "accepted": expect(
                 True,
                 all_of(negated(refused("resume-loaded")), negated(refused("resume-cold"))),
@@ -255,14 +255,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "start-empty-and-omitted",
-        "6.2",
-        "On thread/start an omitted instruction field behaves exactly like null (codex's "
+        id="start-empty-and-omitted",
+        spec_section="6.2",
+        statement="On thread/start an omitted instruction field behaves exactly like null (codex's "
         'defaults), so the driver may omit empty values; an empty baseInstructions "" is '
         "not the same as an omitted one.",
-        True,
-        "start-empty",
-        {
+        required=True,
+        scenario="start-empty",
+        values={
             "base_omitted_equals_null": expect(
                 True, same_layout("turn-base-omitted", "turn-base-null")
             ),
@@ -280,14 +280,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "legacy-thread-two-sources",
-        "6.3",
-        "Resuming a legacy thread (its first turn holds the old full prompt) with "
+        id="legacy-thread-two-sources",
+        spec_section="6.3",
+        statement="Resuming a legacy thread (its first turn holds the old full prompt) with "
         "instruction fields gives the model two instruction sources: the old prompt in the "
         "history and the new instructions.",
-        False,
-        "legacy-thread",
-        {
+        required=False,
+        scenario="legacy-thread",
+        values={
             "legacy_prompt_in_history": expect(True, seen("LEGACY-PROMPT", "turn-2")),
             "legacy_prompt_at": where("LEGACY-PROMPT", "turn-2"),
             "new_instructions_seen": expect(
@@ -299,59 +299,59 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "error-resume-unknown-thread",
-        "4.5",
-        "thread/resume of an unknown thread id is refused explicitly (a JSON-RPC error the "
-        "driver classifies as not found), which is what allows the one fallback.",
-        True,
-        "errors",
-        refusal("resume-unknown", "thread", "not_found"),
+        id="error-resume-unknown-thread",
+        spec_section="4.5",
+        statement="thread/resume of an unknown thread id is refused explicitly (a JSON-RPC error "
+        "the driver classifies as not found), which is what allows the one fallback.",
+        required=True,
+        scenario="errors",
+        values=refusal("resume-unknown", "thread", "not_found"),
     ),
     Assumption(
-        "error-resume-malformed-id",
-        "4.5",
-        "thread/resume of a malformed thread id is refused explicitly as invalid.",
-        True,
-        "errors",
-        refusal("resume-malformed", "thread", "invalid"),
+        id="error-resume-malformed-id",
+        spec_section="4.5",
+        statement="thread/resume of a malformed thread id is refused explicitly as invalid.",
+        required=True,
+        scenario="errors",
+        values=refusal("resume-malformed", "thread", "invalid"),
     ),
     Assumption(
-        "error-turn-unloaded-thread",
-        "4.5",
-        "turn/start on a thread that is on disk but not loaded in this process is refused "
-        "explicitly as not found (first direct delivery after a resume that did not load).",
-        True,
-        "errors",
-        refusal("turn-unloaded", "thread", "not_found"),
+        id="error-turn-unloaded-thread",
+        spec_section="4.5",
+        statement="turn/start on a thread that is on disk but not loaded in this process is "
+        "refused explicitly as not found (first direct delivery after a resume that did not load).",
+        required=True,
+        scenario="errors",
+        values=refusal("turn-unloaded", "thread", "not_found"),
     ),
     Assumption(
-        "error-steer-no-active-turn",
-        "4.6",
-        "turn/steer on an idle thread is refused with the answer the driver reads as "
+        id="error-steer-no-active-turn",
+        spec_section="4.6",
+        statement="turn/steer on an idle thread is refused with the answer the driver reads as "
         "'no active turn' (the race where the turn ends before the steer).",
-        True,
-        "errors",
-        refusal("steer-idle", "steer", "no_active_turn"),
+        required=True,
+        scenario="errors",
+        values=refusal("steer-idle", "steer", "no_active_turn"),
     ),
     Assumption(
-        "error-steer-wrong-turn",
-        "4.6",
-        "turn/steer with an expectedTurnId that is not the active turn is refused with the "
-        "answer the driver reads as 'another turn is active'.",
-        True,
-        "errors",
-        refusal("steer-wrong", "steer", "other_turn_active"),
+        id="error-steer-wrong-turn",
+        spec_section="4.6",
+        statement="turn/steer with an expectedTurnId that is not the active turn is refused with "
+        "the answer the driver reads as 'another turn is active'.",
+        required=True,
+        scenario="errors",
+        values=refusal("steer-wrong", "steer", "other_turn_active"),
     ),
     Assumption(
-        "cold-resume-new-developer-waits-for-compaction",
-        "5.3",
-        "After an app-server restart, a new developerInstructions value given on "
+        id="cold-resume-new-developer-waits-for-compaction",
+        spec_section="5.3",
+        statement="After an app-server restart, a new developerInstructions value given on "
         "thread/resume does not reach the model at once (the history keeps the old one) but "
         "does after the next compaction, which injects codex's context again (found by "
         "probing: the spec does not say).",
-        False,
-        "resume-cold",
-        {
+        required=False,
+        scenario="resume-cold",
+        values={
             "old_developer_seen_before_compaction": expect(True, seen("DEV-V1", "turn-2")),
             "new_developer_seen_before_compaction": expect(False, seen("DEV-V2", "turn-2")),
             "new_developer_seen_after_compaction": expect(True, seen("DEV-V2", "turn-3")),
@@ -359,38 +359,39 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "cold-resume-empty-developer-waits-for-compaction",
-        "5.3",
-        'After an app-server restart, developerInstructions "" given on thread/resume leaves '
-        "the old developer instructions with the model until the next compaction, after "
+        id="cold-resume-empty-developer-waits-for-compaction",
+        spec_section="5.3",
+        statement='After an app-server restart, developerInstructions "" given on thread/resume '
+        "leaves the old developer instructions with the model until the next compaction, after "
         "which there are none (found by probing: the spec does not say).",
-        False,
-        "resume-empty-developer",
-        {
+        required=False,
+        scenario="resume-empty-developer",
+        values={
             "old_developer_seen_before_compaction": expect(True, seen("DEV-V1", "turn-3")),
             "developer_seen_after_compaction": expect(False, seen("DEV-V1", "turn-4")),
         },
     ),
     Assumption(
-        "start-empty-base-removes-default-prompt",
-        "6.2",
-        'thread/start with baseInstructions "" leaves the model with no base instructions at '
-        "all, not codex's default prompt, which is why the driver omits an empty value.",
-        False,
-        "start-empty",
-        {
+        id="start-empty-base-removes-default-prompt",
+        spec_section="6.2",
+        statement='thread/start with baseInstructions "" leaves the model with no base '
+        "instructions at all, not codex's default prompt, which is why the driver omits an empty "
+        "value.",
+        required=False,
+        scenario="start-empty",
+        values={
             "default_prompt_seen": expect(False, block_seen(DEFAULT_PROMPT, "turn-base-empty")),
             "base_seen": expect(False, seen("BASE-E", "turn-base-empty")),
         },
     ),
     Assumption(
-        "steer-mid-answer-keeps-reply",
-        "4.6",
-        "A turn/steer that arrives while the model is answering keeps the answer under way: "
-        "the model's reply stays in the history and the steered input follows it.",
-        False,
-        "errors",
-        {
+        id="steer-mid-answer-keeps-reply",
+        spec_section="4.6",
+        statement="A turn/steer that arrives while the model is answering keeps the answer under "
+        "way: the model's reply stays in the history and the steered input follows it.",
+        required=False,
+        scenario="errors",
+        values={
             "pending_answer_kept": expect(
                 True,
                 equal(role_before("USER-STEER-RIGHT", "turn-2-done"), const("assistant")),
@@ -399,35 +400,35 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "error-steer-without-expected-turn-id",
-        "4.6",
-        "turn/steer without expectedTurnId is refused as an invalid request (the field is "
-        "required), so the driver must always name the turn it steers.",
-        False,
-        "errors",
-        refusal("steer-without-expected", "steer", None),
+        id="error-steer-without-expected-turn-id",
+        spec_section="4.6",
+        statement="turn/steer without expectedTurnId is refused as an invalid request (the field "
+        "is required), so the driver must always name the turn it steers.",
+        required=False,
+        scenario="errors",
+        values=refusal("steer-without-expected", "steer", None),
     ),
     Assumption(
-        "interrupt-without-turn-refused",
-        "4.6",
-        "turn/interrupt on a thread with no active turn is answered at once, with a refusal "
-        "(an interrupt racing the end of its turn does not hang).",
-        False,
-        "errors",
-        {
+        id="interrupt-without-turn-refused",
+        spec_section="4.6",
+        statement="turn/interrupt on a thread with no active turn is answered at once, with a "
+        "refusal (an interrupt racing the end of its turn does not hang).",
+        required=False,
+        scenario="errors",
+        values={
             "answered_at_once": expect(True, negated(silent("interrupt-idle"))),
             "refused": expect(True, refused("interrupt-idle")),
             "error": when(refused("interrupt-idle"), refusal_field("interrupt-idle")),
         },
     ),
     Assumption(
-        "turn-start-while-active-joins-turn",
-        "4.6",
-        "turn/start while a turn of the thread is active starts no second turn: its input "
-        "joins the active turn, and the answer names that turn.",
-        False,
-        "errors",
-        {
+        id="turn-start-while-active-joins-turn",
+        spec_section="4.6",
+        statement="turn/start while a turn of the thread is active starts no second turn: its "
+        "input joins the active turn, and the answer names that turn.",
+        required=False,
+        scenario="errors",
+        values={
             "refused": refused("turn-start-busy"),
             "second_turn_started": expect(
                 False, all_of(negated(equal(BUSY, ACTIVE)), member(BUSY, turns_started()))
@@ -437,26 +438,26 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "wire-no-jsonrpc-field-no-error-data",
-        "4.6",
-        'Messages from the app-server carry no "jsonrpc" field and its errors no "data" '
+        id="wire-no-jsonrpc-field-no-error-data",
+        spec_section="4.6",
+        statement='Messages from the app-server carry no "jsonrpc" field and its errors no "data" '
         "field; a client must not require either.",
-        False,
-        "errors",
-        {
+        required=False,
+        scenario="errors",
+        values={
             "jsonrpc_field_seen": expect(False, received_with_field("jsonrpc")),
             "error_data_seen": expect(False, error_with_field("data")),
         },
     ),
     Assumption(
-        "model-switch-sends-base-once",
-        "5.2",
-        "After the model is switched mid-thread (turn/start naming another model), the next "
-        "model request holds the base instructions once and the developer instructions once: "
+        id="model-switch-sends-base-once",
+        spec_section="5.2",
+        statement="After the model is switched mid-thread (turn/start naming another model), the "
+        "next model request holds the base instructions once and the developer instructions once: "
         "a switch does not send the thread's instructions again.",
-        False,
-        "model-switch",
-        {
+        required=False,
+        scenario="model-switch",
+        values={
             "base_count": expect(1, count("BASE-V1", "turn-2")),
             "developer_count": expect(1, count("DEV-V1", "turn-2")),
             "base_at": where("BASE-V1", "turn-2"),
@@ -466,14 +467,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "tool-call-turn-completes",
-        "5.2",
-        "A turn in which the model calls a tool (exec_command) runs it, sends the call's "
+        id="tool-call-turn-completes",
+        spec_section="5.2",
+        statement="A turn in which the model calls a tool (exec_command) runs it, sends the call's "
         "output back in the turn's next model request with both instructions still there, "
         "and ends with turn/completed.",
-        True,
-        "tool-call",
-        {
+        required=True,
+        scenario="tool-call",
+        values={
             "turn_completed": expect(True, turn_completed("turn-1")),
             **both_instructions("turn-1"),
             "output_returned": expect(True, equal(outputs("turn-1"), const(1))),
@@ -481,13 +482,13 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "fork-keeps-instructions",
-        "5.3",
-        "thread/fork without instruction fields gives the fork's first turn the parent's "
+        id="fork-keeps-instructions",
+        spec_section="5.3",
+        statement="thread/fork without instruction fields gives the fork's first turn the parent's "
         "base and developer instructions and the parent's history.",
-        True,
-        "fork",
-        {
+        required=True,
+        scenario="fork",
+        values={
             **both_instructions("turn-fork-plain"),
             "parent_history_seen": expect(True, seen("USER-1", "turn-fork-plain")),
             "base_at": where("BASE-V1", "turn-fork-plain"),
@@ -495,14 +496,14 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "fork-refresh",
-        "5.3",
-        "thread/fork with new instruction values does not switch the fork's first turn to "
-        "the new developer instructions (as thread/resume does not): only a fresh thread "
+        id="fork-refresh",
+        spec_section="5.3",
+        statement="thread/fork with new instruction values does not switch the fork's first turn "
+        "to the new developer instructions (as thread/resume does not): only a fresh thread "
         "applies new instructions.",
-        False,
-        "fork",
-        {
+        required=False,
+        scenario="fork",
+        values={
             "new_developer_seen": expect(False, seen("DEV-V2", "turn-fork-new")),
             "old_developer_seen": seen("DEV-V1", "turn-fork-new"),
             "new_base_seen": seen("BASE-V2", "turn-fork-new"),
@@ -511,27 +512,27 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "compaction-turn-completes",
-        "5.1",
-        "thread/compact/start runs a compaction whose turn ends: once codex asked the model "
-        "for a compaction and its contextCompaction item completed, turn/completed arrives "
+        id="compaction-turn-completes",
+        spec_section="5.1",
+        statement="thread/compact/start runs a compaction whose turn ends: once codex asked the "
+        "model for a compaction and its contextCompaction item completed, turn/completed arrives "
         "with status completed.",
-        True,
-        "compaction-turn",
-        {
+        required=True,
+        scenario="compaction-turn",
+        values={
             "turn_completed": expect(True, turn_completed("compact")),
             "compaction_model_requests": request_count("compact"),
         },
     ),
     Assumption(
-        "steer-in-flight-reaches-the-turn",
-        "4.6",
-        "A turn/steer accepted while the model's answer is in flight delivers its input to "
-        "that turn: the answer names the active turn, the steered input becomes an item and "
+        id="steer-in-flight-reaches-the-turn",
+        spec_section="4.6",
+        statement="A turn/steer accepted while the model's answer is in flight delivers its input "
+        "to that turn: the answer names the active turn, the steered input becomes an item and "
         "reaches the turn's next model request.",
-        True,
-        "steer-in-flight",
-        {
+        required=True,
+        scenario="steer-in-flight",
+        values={
             "accepted": expect(
                 True, equal(answer("steer", "turnId"), answer("turn-1", "turn", "id"))
             ),
@@ -545,27 +546,27 @@ ASSUMPTIONS: tuple[Assumption, ...] = (
         },
     ),
     Assumption(
-        "start-config-runs-turns",
-        "4.6",
-        "thread/start with a per-thread config override (model_reasoning_effort) still runs "
-        "its turns to completion, both instructions reaching the model.",
-        False,
-        "start-config",
-        {
+        id="start-config-runs-turns",
+        spec_section="4.6",
+        statement="thread/start with a per-thread config override (model_reasoning_effort) still "
+        "runs its turns to completion, both instructions reaching the model.",
+        required=False,
+        scenario="start-config",
+        values={
             "turn_completed": expect(True, turn_completed("turn-1")),
             **both_instructions("turn-1"),
             "model_requests": request_count("turn-1"),
         },
     ),
     Assumption(
-        "cold-resume-without-developer-keeps-it",
-        "6.3",
-        "A resume after a restart that carries no developer instructions keeps the "
+        id="cold-resume-without-developer-keeps-it",
+        spec_section="6.3",
+        statement="A resume after a restart that carries no developer instructions keeps the "
         "thread's developer instructions through a later compaction (found by probing: "
         "the spec does not say).",
-        False,
-        "override-persistence",
-        {
+        required=False,
+        scenario="override-persistence",
+        values={
             "developer_seen_before_compaction": seen("DEV-V1", "turn-3"),
             "developer_seen_after_compaction": expect(True, seen("DEV-V1", "turn-4")),
         },

@@ -182,6 +182,33 @@ def error_with_field(name: str) -> Expression:
     return {"error_with_field": name}
 
 
+# Operations whose argument is a step's label itself (the others name it under "step").
+_STEP_OPERANDS = ("outputs", "requests", "paths", "offers_tools", "refused", "silent")
+
+
+def steps_read(expression: Any) -> set[str]:
+    """The labels of every step an expression reads (checked against its scenario's steps
+    before any run: tests/probes/test_registry.py)."""
+    if isinstance(expression, list):
+        return set().union(*(steps_read(part) for part in expression))
+    if not isinstance(expression, dict):
+        return set()
+    found: set[str] = set()
+    for operation, argument in expression.items():
+        if operation == "const":
+            continue
+        if operation in _STEP_OPERANDS and isinstance(argument, str):
+            found.add(argument)
+        elif isinstance(argument, dict):
+            if isinstance(argument.get("step"), str):
+                found.add(argument["step"])
+            found.update(s for s in argument.get("steps", []) if isinstance(s, str))
+            found |= steps_read([v for k, v in argument.items() if k not in ("step", "steps")])
+        else:
+            found |= steps_read(argument)
+    return found
+
+
 # ----- in words --------------------------------------------------------------------------
 
 

@@ -64,8 +64,11 @@ class ReproBundle:
         return {"path": self.path, "run": self.run}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Finding:
+    """Made once, by the judge (probes/domain/judge.py) or read back from verdict.json, and
+    never changed: a finding with its reproduction bundle is a new value."""
+
     id: str  # an assumption's id, or FIDELITY_ID_PREFIX + a scenario
     version: str
     verdict: Verdict

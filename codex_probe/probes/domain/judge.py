@@ -42,6 +42,7 @@ def judge_assumption(
     *,
     reproduce_flags: str = "",
 ) -> Finding:
+    # Broken until the reading says otherwise; each way out makes the finding it ends with.
     finding = Finding(
         assumption.id,
         version,
@@ -56,38 +57,53 @@ def judge_assumption(
     )
     observation = outcome.observation
     if outcome.unsupported is not None:
-        finding.verdict = Verdict.UNSUPPORTED
-        finding.evidence = [outcome.unsupported]
-        finding.summary = f"{UNSUPPORTED_PREFIX} {outcome.unsupported}"
-        return finding
+        return replace(
+            finding,
+            verdict=Verdict.UNSUPPORTED,
+            evidence=[outcome.unsupported],
+            summary=f"{UNSUPPORTED_PREFIX} {outcome.unsupported}",
+        )
     if observation is None:
         broken = outcome.broken
-        finding.evidence = [outcome.failure()] + ([broken.stderr_tail] if broken else [])
-        finding.summary = f"{BROKEN_PREFIX} {outcome.failure()}"
-        return finding
+        return replace(
+            finding,
+            evidence=[outcome.failure()] + ([broken.stderr_tail] if broken else []),
+            summary=f"{BROKEN_PREFIX} {outcome.failure()}",
+        )
     record = observation.to_record()
     judged = reading.judge(record, assumption.reads, assumption.expected, refusal_rules())
     failure = judged["failure"]
     if failure is not None and failure["kind"] == reading.PRECONDITION:
         unmet = reading.unmet_preconditions(reading.View(record))
         problems = [f"step {item['step']}: {item['detail']}" for item in unmet]
-        finding.evidence = [f"precondition not met: {problem}" for problem in problems]
-        finding.summary = f"{BROKEN_PREFIX} precondition not met: {'; '.join(problems)}"
-        return finding
-    if failure is not None:
-        finding.evidence = [f"the observation lacks what the probe reads: {failure['detail']}"]
-        finding.summary = f"{BROKEN_PREFIX} {assumption.id}: {failure['detail']}"
-        return finding
-    finding.verdict, finding.observed = Verdict(judged["verdict"]), judged["observed"]
-    finding.upstream = upstream_of(finding.id, finding.verdict.value, finding.observed)
-    who = f"{observation.backend} {observation.version}"
-    view = reading.View(record)
-    finding.evidence = reading.evidence(view, assumption.reads, who, observation.scenario)
-    if finding.verdict is Verdict.CHANGED:
-        finding.summary = f"{CHANGED_PREFIX} {assumption.id} on {version}: " + "; ".join(
-            differences(finding.observed, assumption.expected)
+        return replace(
+            finding,
+            evidence=[f"precondition not met: {problem}" for problem in problems],
+            summary=f"{BROKEN_PREFIX} precondition not met: {'; '.join(problems)}",
         )
-    return finding
+    if failure is not None:
+        return replace(
+            finding,
+            evidence=[f"the observation lacks what the probe reads: {failure['detail']}"],
+            summary=f"{BROKEN_PREFIX} {assumption.id}: {failure['detail']}",
+        )
+    verdict, observed = Verdict(judged["verdict"]), judged["observed"]
+    who = f"{observation.backend} {observation.version}"
+    summary = ""
+    if verdict is Verdict.CHANGED:
+        summary = f"{CHANGED_PREFIX} {assumption.id} on {version}: " + "; ".join(
+            differences(observed, assumption.expected)
+        )
+    return replace(
+        finding,
+        verdict=verdict,
+        observed=observed,
+        upstream=upstream_of(finding.id, verdict.value, observed),
+        evidence=reading.evidence(
+            reading.View(record), assumption.reads, who, observation.scenario
+        ),
+        summary=summary,
+    )
 
 
 def judge_fidelity(
@@ -116,10 +132,12 @@ def judge_fidelity(
         reproduce=reproduce(version, finding_id),
     )
     if real.unsupported is not None:  # nothing of the release's to imitate
-        finding.verdict = Verdict.UNSUPPORTED
-        finding.evidence = [real.unsupported]
-        finding.summary = f"{UNSUPPORTED_PREFIX} {real.unsupported}"
-        return finding
+        return replace(
+            finding,
+            verdict=Verdict.UNSUPPORTED,
+            evidence=[real.unsupported],
+            summary=f"{UNSUPPORTED_PREFIX} {real.unsupported}",
+        )
     fidelity = None if fake is None else fidelity_of(real, fake)
     if fidelity is None:
         problems = [fake_problem] if fake_problem else []
@@ -128,13 +146,10 @@ def judge_fidelity(
             for kind, outcome in (("real", real), ("fake", fake))
             if outcome is not None and outcome.observation is None
         ]
-        finding.evidence = problems or ["the fake did not run"]
-        finding.summary = f"{BROKEN_PREFIX} {'; '.join(finding.evidence)}"
-        return finding
-    finding.observed = {"fake_matches_real": fidelity.fake_matches_real, "profile": profile}
-    finding.verdict = Verdict.HOLDS if fidelity.fake_matches_real else Verdict.CHANGED
-    finding.fidelity = replace(fidelity, profile=profile)
-    finding.evidence = [f"fake profile: {profile['source']} {profile['path']}"]
+        evidence = problems or ["the fake did not run"]
+        return replace(finding, evidence=evidence, summary=f"{BROKEN_PREFIX} {'; '.join(evidence)}")
+    evidence = [f"fake profile: {profile['source']} {profile['path']}"]
+    summary = ""
     if fidelity.diff:
         aspects = surface_aspects(fidelity.diff)
         if aspects:
@@ -142,10 +157,17 @@ def judge_fidelity(
                 f"{aspect} ({len(keys)}: {', '.join(keys[:3])}{' ...' if len(keys) > 3 else ''})"
                 for aspect, keys in aspects.items()
             ]
-            finding.evidence.append("the surface differs in " + "; ".join(named))
-        finding.evidence.append(json.dumps(fidelity.diff)[:4000])
-        finding.summary = (
+            evidence.append("the surface differs in " + "; ".join(named))
+        evidence.append(json.dumps(fidelity.diff)[:4000])
+        summary = (
             f"{FIDELITY_PREFIX} scenario {scenario} on {version} "
-            f"({profile['source']} profile): {finding.evidence[1][:600]}"
+            f"({profile['source']} profile): {evidence[1][:600]}"
         )
-    return finding
+    return replace(
+        finding,
+        observed={"fake_matches_real": fidelity.fake_matches_real, "profile": profile},
+        verdict=Verdict.HOLDS if fidelity.fake_matches_real else Verdict.CHANGED,
+        fidelity=replace(fidelity, profile=profile),
+        evidence=evidence,
+        summary=summary,
+    )

@@ -44,7 +44,7 @@ from codex_probe.probes.domain.watch import (
     issue_states,
 )
 from codex_probe.probes.releases.change_points import ChangePoint, Row, change_points, trimmed
-from codex_probe.probes.runner.release_run import ReleaseRun
+from codex_probe.probes.runner.release import ReleaseRun
 from codex_probe.probes.runner.scenarios import SCENARIOS
 
 HISTORY_FILE = "history.json"

@@ -1,11 +1,11 @@
 """Probe every release of a range, one after another, into a history folder.
 
 While a release is probed the next one installs in the background (npm is I/O, the probes
-are CPU), and installs this run made are trimmed to a budget. After each release the
-history file, that release's verdict.json (with a reproduction bundle of each changed or
-broken finding of the real codex-cli beside it, as a probe run writes them), its
-surface.json and the grid are written, so an interrupted sweep keeps everything it
-finished.
+are CPU), and installs this run made are trimmed to a budget. Each release's run feeds
+the command's writers of that release (codex_probe/cli/commands/history.py lists them: its
+bundles, verdict.json and surface.json, as a probe run writes them, and its record in
+history.json with the grid, `HistoryRecord`), which write as soon as it ends, so an
+interrupted sweep keeps everything it finished.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,9 @@ from codex_probe.harness.codex.install import (
     install,
 )
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.harness.files import write_json, write_text_atomically
+from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
-from codex_probe.probes.domain.surface.file import write_surfaces
-from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
 from codex_probe.probes.releases.history import (
@@ -37,12 +35,13 @@ from codex_probe.probes.releases.history import (
     is_current,
     release_entry,
     save_history,
-    surface_path,
     unavailable_entry,
 )
-from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
-from codex_probe.probes.runner.events import Event, FindingJudged, Listener
-from codex_probe.probes.runner.release_run import probe_release
+from codex_probe.probes.releases.learn.profile import learning_into
+from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
+from codex_probe.probes.runner.events import Event, ReleaseProbed, Writer, Writers
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
@@ -68,6 +67,9 @@ def write_grid(out: Path, document: dict[str, Any]) -> None:
     write_text_atomically(out / GRID_HTML, render_html(document, GRID_SVG))
 
 
+WritersFor = Callable[[str, Path], list[Writer]]
+
+
 def sweep(
     releases: list[str],
     out: Path,
@@ -75,9 +77,13 @@ def sweep(
     *,
     jobs: int,
     keep_installs: int,
+    writers_for: WritersFor,
     say: Callable[[str], None],
 ) -> None:
-    """Probe each release of `releases` into `document` (saved under `out` as it goes)."""
+    """Probe each release of `releases` into `document` (saved under `out` as it goes):
+    each release's run feeds `writers_for(version, folder)`, the command's writers of the
+    release's folder (`out`/releases/VERSION), and then its record in history.json."""
+    record = HistoryRecord(out, document)
     budget = InstallBudget(keep_installs)
     selection = Selection.of(None, fidelity=True)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefetch") as prefetcher:
@@ -86,15 +92,13 @@ def sweep(
         )
         for position, version in enumerate(releases):
             following = releases[position + 1] if position + 1 < len(releases) else None
-            started = time.monotonic()
+            started = record.begin()
             failure = _finish(upcoming)
             upcoming = prefetcher.submit(install, following) if following else None
             if isinstance(failure, InstallError):
                 # npm installed it, but the binary does not run (0.142.1 lacks its platform
                 # package): nobody can use this release, so there is nothing to probe.
-                document["releases"][version] = unavailable_entry(str(failure))
-                save_history(out / HISTORY_FILE, document)
-                write_grid(out, document)
+                record.unavailable(version, str(failure))
                 say(f"[{position + 1}/{len(releases)}] {version}: not installable: {failure}")
                 continue
             if failure is None:
@@ -103,24 +107,11 @@ def sweep(
                     say(f"  kept {kept} over the install budget: {why}")
             folder = out / "releases" / version
             shutil.rmtree(folder / REPRO_FOLDER, ignore_errors=True)  # an earlier run's
-            probe = functools.partial(
-                probe_release,
-                version,
-                selection,
-                jobs=jobs,
-                learned_dir=folder / "learned",
-                on_event=bundles_into(folder),
-            )
-            run = run_interruptible(probe)
-            seconds = time.monotonic() - started
-            document["releases"][version] = release_entry(run, seconds)
-            verdict = VerdictReport({version: dict(run.findings)})
-            verdict.facts["fake_profiles"] = {version: run.profile.to_json()} if run.profile else {}
-            write_json(folder / "verdict.json", verdict.to_json())
-            if run.surface is not None:
-                write_surfaces(out / surface_path(version), {version: run.surface})
-            save_history(out / HISTORY_FILE, document)
-            write_grid(out, document)
+            writers = Writers([*writers_for(version, folder), record])
+            learning = learning_into(folder / "learned")
+            plan = RunPlan(version, selection, jobs=jobs, learning=learning)
+            run = run_interruptible(functools.partial(run_release, plan, writers))
+            writers.finish(complete=True)
             counts = {v: 0 for v in Verdict}
             for finding in run.findings.values():
                 counts[finding.verdict] += 1
@@ -128,22 +119,38 @@ def sweep(
                 f"[{position + 1}/{len(releases)}] {version}: "
                 + ", ".join(f"{n} {v.value}" for v, n in counts.items() if n)
                 + f" ({run.profile.source if run.profile else 'no'} fake profile) "
-                f"in {seconds:.1f} s"
+                f"in {time.monotonic() - started:.1f} s"
             )
 
 
-def bundles_into(folder: Path) -> Listener:
-    """A listener that writes the bundle of each changed or broken finding of the real
-    codex-cli under `folder`/repro/, and names it in the finding (verdict.json's `repro`)."""
+class HistoryRecord(Writer):
+    """history.json's record of each release probed (and the grid drawn from it), saved
+    as soon as the release's run ends, so an interrupted sweep keeps what it finished."""
 
-    def on_event(event: Event) -> None:
-        if not isinstance(event, FindingJudged) or event.outcome is None:
-            return
-        finding = event.finding
-        if finding.verdict is not Verdict.HOLDS and not finding.is_fidelity:
-            finding.repro = bundle_in_report(folder, finding, event.outcome)
+    def __init__(self, out: Path, document: dict[str, Any]) -> None:
+        self.out, self.document = out, document
+        self.started = time.monotonic()
 
-    return on_event
+    def begin(self) -> float:
+        """A release's turn begins (its install awaited, then its run): its seconds count
+        from now."""
+        self.started = time.monotonic()
+        return self.started
+
+    def handle(self, event: Event) -> Sequence[Event]:
+        if isinstance(event, ReleaseProbed):
+            seconds = time.monotonic() - self.started
+            self._save(event.run.version, release_entry(event.run, seconds))
+        return ()
+
+    def unavailable(self, version: str, reason: str) -> None:
+        """A release npm installs but whose codex does not run: recorded as such."""
+        self._save(version, unavailable_entry(reason))
+
+    def _save(self, version: str, entry: dict[str, Any]) -> None:
+        self.document["releases"][version] = entry
+        save_history(self.out / HISTORY_FILE, self.document)
+        write_grid(self.out, self.document)
 
 
 def _finish(upcoming: Future[Installation] | None) -> Exception | None:

@@ -1,8 +1,10 @@
-"""Probe one codex-cli release: any published one, fitted by hand or not.
+"""Probe one codex-cli release as a RunPlan says (probes/runner/plan.py): any published
+one, fitted by hand or not. `run_release(plan)` is the one entry point.
 
 1. The scenarios run on the real codex-cli, several at a time (`jobs`).
-2. The fake gets a profile: the release's checked-in one, else one learned here and now
-   from step 1's observations (every scenario runs on the real one for that).
+2. The fake gets a profile: the release's checked-in one (fake_appserver/profile.py:
+   `profile_for`), else one learned here and now from step 1's observations by the plan's
+   learning (every scenario runs on the real one for that).
 3. The scenarios run on the fake with that profile.
 4. Every finding asked for is judged: the assumptions from the real observations alone
    (they never depend on the fake), the fidelity findings from both.
@@ -14,26 +16,24 @@
 A release whose install fails, whose scenarios break, or whose profile cannot be had still
 gives every finding asked for: `broken`, with the reason.
 
-The run says what it does as events (codex_probe/probes/runner/events.py): each scenario started and
-finished on each backend, then each finding judged; the writers listen.
+The run says what it does as events (codex_probe/probes/runner/events.py): each scenario
+started and finished on each backend, then each finding judged, then the release probed; the
+writers listen.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
 
-from codex_probe.fake_appserver.profile import checked_in_path
+from codex_probe.fake_appserver.profile import profile_for
 from codex_probe.harness.codex.install import InstallError, UnknownVersionError, install
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.schema import client_methods, ensure_schema
 from codex_probe.harness.jsonrpc.errors import ServerError
-from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.fidelity import fidelity_of
 from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.judge import judge_assumption, judge_fidelity
@@ -41,72 +41,24 @@ from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcom
 from codex_probe.probes.domain.stability import flips, steady_findings
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import Surface, surface_of
-from codex_probe.probes.releases.learn.observed import Gap
-from codex_probe.probes.releases.learn.profile import LearnedProfile, LearnError, learn_profile
 from codex_probe.probes.runner.events import (
     BackendKind,
+    Event,
     FindingJudged,
     Listener,
+    ReleaseProbed,
+    ReleaseStarted,
     ScenarioFinished,
     ScenarioStarted,
     ignore,
 )
-from codex_probe.probes.runner.jobs import DEFAULT_JOBS
+from codex_probe.probes.runner.plan import LearnFailed, Learning, RunPlan
+from codex_probe.probes.runner.release import FakeProfileChoice, ReleaseRun
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS
 from codex_probe.probes.runner.schedule import SCHEDULE
-from codex_probe.probes.runner.selection import REAL, Selection, Subject, fidelity_id
+from codex_probe.probes.runner.selection import Selection, fidelity_id
 from codex_probe.probes.runner.steps import run_scenario
 from codex_probe.rig.backends import Backend, BackendError, make_backend
-
-ProfileSource = Literal["checked-in", "learned"]
-
-
-@dataclass
-class FakeProfileChoice:
-    """The profile the fake ran on for a release, or why it could not run."""
-
-    source: ProfileSource
-    path: Path | None
-    gaps: list[Gap] = field(default_factory=list)
-    problem: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "path": None if self.path is None else str(self.path),
-            "gaps": [gap.to_json() for gap in self.gaps],
-            "problem": self.problem,
-        }
-
-
-@dataclass
-class ReleaseRun:
-    version: str
-    # The scenarios on what the findings are about (the real codex-cli, or the fake under
-    # --backend fake), and on the fake imitating it for the fidelity findings.
-    subject: dict[str, ScenarioOutcome]
-    fake: dict[str, ScenarioOutcome]
-    profile: FakeProfileChoice | None
-    findings: dict[str, Finding]
-    learned: LearnedProfile | None = None
-    # Seconds spent per phase: "real", "learn", "fake" (real and fake overlap when the
-    # profile is checked in: then "fake" is absent and "real" covers both).
-    timings: dict[str, float] = field(default_factory=dict)
-    # Findings whose outcome differed between the repeats of a repeated run, and how often.
-    flips: dict[str, Counter[str]] = field(default_factory=dict)
-    # Why the probes cannot drive this release at all (None: they can).
-    undrivable: str | None = None
-    # The release's surface (None: not asked for, or the release could not be run), and the
-    # fake's on the same scenarios (None: the fake did not run them all).
-    surface: Surface | None = None
-    fake_surface: Surface | None = None
-    # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
-    surface_flips: list[str] = field(default_factory=list)
-
-    def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
-        """The subject's run of the scenario an assumption's finding was read from."""
-        assumption = next((a for a in ASSUMPTIONS if a.id == finding.id), None)
-        return None if assumption is None else self.subject.get(assumption.scenario)
 
 
 async def run_scenarios(
@@ -183,74 +135,33 @@ def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
     return {name: ScenarioOutcome(None, None, reason) for name in names}
 
 
-async def probe_release(
-    version: str,
-    selection: Selection,
-    *,
-    jobs: int = DEFAULT_JOBS,
-    learned_dir: Path,
-    always_learn: bool = False,
-    subject: Subject = REAL,
-    on_event: Listener = ignore,
-) -> ReleaseRun:
-    """Every finding of `selection` on codex-cli `version`; see the module docstring.
+async def run_release(plan: RunPlan, on_event: Listener = ignore) -> ReleaseRun:
+    """Every finding `plan` asks for on its release, probed `plan.repeat` times; see the
+    module docstring. The one entry point of a release run.
 
-    With a fake `subject` the assumptions are judged on the fake, and nothing is compared
+    The scenario events come as each run goes; each finding is judged (FindingJudged) once,
+    after the last run: the first run's finding, made broken where the runs differ in its
+    verdict or observed values (probes/domain/stability.py). Then ReleaseProbed.
+    With a fake subject the assumptions are judged on the fake, and nothing is compared
     with it (the fake against itself says nothing).
     """
-    run = await _run_release(
-        version,
-        selection,
-        jobs=jobs,
-        learned_dir=learned_dir,
-        always_learn=always_learn,
-        subject=subject,
-        on_event=on_event,
-    )
-    run.undrivable = run.undrivable or undrivable(run.subject)
-    for finding in run.findings.values():
-        on_event(FindingJudged(finding, run.outcome_of(finding)))
-    return run
 
-
-async def probe_release_repeated(
-    version: str,
-    selection: Selection,
-    repeat: int,
-    *,
-    jobs: int = DEFAULT_JOBS,
-    learned_dir: Path,
-    subject: Subject = REAL,
-    on_event: Listener = ignore,
-) -> ReleaseRun:
-    """The release probed `repeat` times: the first run's findings, each one whose verdict or
-    observed values differed between the runs made broken (codex_probe/probes/domain/stability.py).
-    The findings are judged (FindingJudged) once, after the last run."""
-
-    def scenarios_only(event: ScenarioStarted | ScenarioFinished | FindingJudged) -> None:
-        if not isinstance(event, FindingJudged):
+    def scenarios_only(event: Event) -> None:
+        if isinstance(event, ScenarioStarted | ScenarioFinished):
             on_event(event)
 
-    runs = []
-    for _ in range(max(1, repeat)):
-        run = await _run_release(
-            version,
-            selection,
-            jobs=jobs,
-            learned_dir=learned_dir,
-            subject=subject,
-            on_event=scenarios_only,
-        )
-        runs.append(run)
-    first = runs[0]
-    first.undrivable = first.undrivable or undrivable(first.subject)
-    found = [run.findings for run in runs]
-    first.flips = flips(found)
-    first.findings = steady_findings(found)
-    first.surface_flips = surface_flips(runs)
-    for finding in first.findings.values():
-        on_event(FindingJudged(finding, first.outcome_of(finding)))
-    return first
+    on_event(ReleaseStarted(plan.release))
+    runs = [await _run_once(plan, scenarios_only) for _ in range(max(1, plan.repeat))]
+    run = runs[0]
+    run.undrivable = run.undrivable or undrivable(run.subject)
+    found = [each.findings for each in runs]
+    run.flips = flips(found)
+    run.findings = steady_findings(found)
+    run.surface_flips = surface_flips(runs)
+    for finding in run.findings.values():
+        on_event(FindingJudged(finding, run.outcome_of(finding)))
+    on_event(ReleaseProbed(run))
+    return run
 
 
 def surface_flips(runs: list[ReleaseRun]) -> list[str]:
@@ -261,35 +172,6 @@ def surface_flips(runs: list[ReleaseRun]) -> list[str]:
     for other in surfaces[1:]:
         flipped.update(dict.fromkeys(change.name for change in diff_surfaces(surfaces[0], other)))
     return list(flipped)
-
-
-async def _run_release(
-    version: str,
-    selection: Selection,
-    *,
-    jobs: int,
-    learned_dir: Path,
-    always_learn: bool = False,
-    subject: Subject,
-    on_event: Listener,
-) -> ReleaseRun:
-    subject_backend: list[Backend] = []
-    run = await _run_scenarios_and_judge(
-        version,
-        selection,
-        jobs=jobs,
-        learned_dir=learned_dir,
-        always_learn=always_learn,
-        subject=subject,
-        on_event=on_event,
-        backend_used=subject_backend,
-    )
-    if selection.surface and subject_backend:
-        schema = subject_backend[0].schema_folder
-        run.surface = read_surface(version, run.subject, schema)
-        if set(run.fake) >= set(SCENARIOS):
-            run.fake_surface = read_surface(version, run.fake, schema)
-    return run
 
 
 def read_surface(
@@ -303,24 +185,16 @@ def read_surface(
     return surface_of(version, records, schema)
 
 
-async def _run_scenarios_and_judge(
-    version: str,
-    selection: Selection,
-    *,
-    jobs: int,
-    learned_dir: Path,
-    always_learn: bool = False,
-    subject: Subject,
-    on_event: Listener,
-    backend_used: list[Backend],
-) -> ReleaseRun:
-    limit = asyncio.Semaphore(max(1, jobs))
+async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
+    """The plan's release probed once: its scenarios on the subject (and on the fake, on
+    the profile it gets), every finding judged, and the surfaces read when asked for."""
+    version, selection, subject = plan.release, plan.selection, plan.subject
+    limit = asyncio.Semaphore(max(1, plan.jobs))
     if subject.kind == "fake":
         selection = replace(selection, fidelity=(), compare_with_fake=False)
     flags = subject.reproduce_flags
     try:
         subject_backend = subject.backend(version)
-        backend_used.append(subject_backend)
     except (UnknownVersionError, NpmError, InstallError, BackendError) as error:
         reason = f"codex-cli {version} could not be installed: {error}"
         if subject.kind == "fake":
@@ -328,9 +202,10 @@ async def _run_scenarios_and_judge(
         observed = _not_run(selection.scenarios, reason)
         return _judged(version, selection, observed, {}, None, flags)
 
-    checked_in = None if always_learn else checked_in_path(version)
-    learning = selection.compare_with_fake and checked_in is None
-    subject_names = list(SCENARIOS) if learning else selection.subject_scenarios
+    learning = plan.learning
+    checked_in = None if learning is not None and learning.always else profile_for(version)
+    learns = selection.compare_with_fake and checked_in is None
+    subject_names = list(SCENARIOS) if learns else selection.subject_scenarios
     fake_names = selection.scenarios if selection.compare_with_fake else []
 
     clock = _Clock()
@@ -340,8 +215,7 @@ async def _run_scenarios_and_judge(
         )
         run = _judged(version, selection, observed, {}, None, flags)
         run.timings = clock.lap("real")
-        return run
-    if checked_in is not None:
+    elif checked_in is not None:
         profile = FakeProfileChoice("checked-in", checked_in)
         fake_backend, profile.problem = _fake_backend(version, checked_in)
         async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
@@ -354,28 +228,55 @@ async def _run_scenarios_and_judge(
         observed, fake = subject_run.result(), fake_run.result()
         run = _judged(version, selection, observed, fake, profile)
         run.timings = clock.lap("real")
-        return run
+    else:
+        observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
+        clock.lap("real")
+        run = await _learned_and_faked(
+            version, selection, observed, learning, limit, on_event, clock
+        )
+        run.timings = clock.laps
+    if selection.surface:
+        schema = subject_backend.schema_folder
+        run.surface = read_surface(version, run.subject, schema)
+        if set(run.fake) >= set(SCENARIOS):
+            run.fake_surface = read_surface(version, run.fake, schema)
+    return run
 
-    observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
-    clock.lap("real")
+
+async def _learned_and_faked(
+    version: str,
+    selection: Selection,
+    observed: dict[str, ScenarioOutcome],
+    learning: Learning | None,
+    limit: asyncio.Semaphore,
+    on_event: Listener,
+    clock: _Clock,
+) -> ReleaseRun:
+    """The findings of a release without a checked-in profile: the fake runs on one
+    learned from `observed`, the real runs of every scenario, when one can be learned."""
+    fake_names = selection.scenarios
     if (cannot := undrivable(observed)) is not None:
         # Nothing to learn from: no profile is written, and the fake has nothing to imitate.
         profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {cannot}")
         run = _judged(version, selection, observed, _not_run(fake_names, cannot), profile)
         run.undrivable = cannot
         return run
+    if learning is None:
+        problem = f"codex-cli {version} has no checked-in profile and this run learns none"
+        profile = FakeProfileChoice("learned", None, problem=problem)
+        return _judged(version, selection, observed, _not_run(fake_names, problem), profile)
     observations = {n: o.observation for n, o in observed.items() if o.observation is not None}
     try:
-        learned = learn_profile(version, observations)
-    except LearnError as error:
+        learned = learning.learn(version, observations)
+    except LearnFailed as error:
         profile = FakeProfileChoice("learned", None, problem=f"no profile was learned: {error}")
         fake = _not_run(fake_names, profile.problem or "")
         return _judged(version, selection, observed, fake, profile)
     broke = [n for n, o in observed.items() if o.observation is None and not o.unsupported]
     lacks = [n for n, o in observed.items() if o.unsupported]
-    path = learned.write(learned_dir)
+    path = learned.write(learning.folder)
     clock.lap("learn")
-    profile = FakeProfileChoice("learned", path.resolve(), learned.gaps)
+    profile = FakeProfileChoice("learned", path.resolve(), list(learned.gaps))
     fake_backend, cannot_start = _fake_backend(version, path)
     problems = [cannot_start] if cannot_start else []
     if broke:
@@ -392,7 +293,7 @@ async def _run_scenarios_and_judge(
     fake = await _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
     run = _judged(version, selection, observed, fake, profile)
     run.learned = learned
-    run.timings = clock.lap("fake")
+    clock.lap("fake")
     return run
 
 

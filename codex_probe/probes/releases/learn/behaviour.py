@@ -41,8 +41,8 @@ from codex_probe.probes.releases.learn.observed import (
     Gap,
     Inexpressible,
     Inferred,
+    ModelRequest,
     Observed,
-    Request,
 )
 from codex_probe.probes.releases.learn.turn_requests import (
     interrupt_without_turn,
@@ -51,16 +51,16 @@ from codex_probe.probes.releases.learn.turn_requests import (
 from codex_probe.rig.homes import OPENAI_PROVIDER_NAME
 
 
-def _gap(field: str, request: Request, observed: str, missing: str) -> Inexpressible:
+def _gap(field: str, request: ModelRequest, observed: str, missing: str) -> Inexpressible:
     return Inexpressible(Gap(field, request.scenario, request.step, observed, missing))
 
 
-def _where(request: Request, marker_name: str) -> str:
+def _where(request: ModelRequest, marker_name: str) -> str:
     found = request.locate(marker_name)
     return ", ".join(place.describe() for place in found) or "nowhere"
 
 
-def _has(request: Request, marker_name: str) -> bool:
+def _has(request: ModelRequest, marker_name: str) -> bool:
     return bool(request.locate(marker_name))
 
 
@@ -129,7 +129,7 @@ def developer_context_parts(seen: Observed) -> Inferred[list[ContextPart]]:
     )
 
 
-def _base_outcome(request: Request, field: str) -> BaseOutcome:
+def _base_outcome(request: ModelRequest, field: str) -> BaseOutcome:
     """What a thread/start without a usable base left the model: none, or codex's prompt."""
     default = request.find_label(DEFAULT_PROMPT)
     instructions = request.normalized["instructions"]
@@ -218,7 +218,7 @@ def loaded_resume(seen: Observed) -> Inferred[LoadedResume]:
     )
 
 
-def _versions(request: Request, kind: str) -> str:
+def _versions(request: ModelRequest, kind: str) -> str:
     found = [tag for tag in ("V1", "V2", "V3") if _has(request, f"{kind}-{tag}")]
     return "+".join(found) or "none"
 
@@ -433,7 +433,7 @@ def remote_compaction(seen: Observed) -> Inferred[RemoteCompaction]:
     )
 
 
-def _remote_history(after: Request, field: str) -> RemoteHistory:
+def _remote_history(after: ModelRequest, field: str) -> RemoteHistory:
     """Which history codex kept, by the labels before the compaction item and after it."""
     kinds = [item.get("type") for item in after.items]
     if kinds.count("compaction") != 1:
@@ -462,7 +462,7 @@ def _remote_history(after: Request, field: str) -> RemoteHistory:
     )
 
 
-def _context_labels(request: Request) -> list[str]:
+def _context_labels(request: ModelRequest) -> list[str]:
     """The labels of codex's developer context message in this request (none: empty)."""
     place = request.find_label(SKILLS) or request.find_label(PERMISSIONS)
     return [] if place is None else request.labels(place[0])

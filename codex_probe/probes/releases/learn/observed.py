@@ -1,7 +1,7 @@
 """The observations a profile is learned from, read in the terms the profile speaks.
 
 A learner asks for "the model request of step turn-1 of scenario start" and gets a
-`Request`: where each marker is, which codex block each part is, in the normalized
+`ModelRequest`: where each marker is, which codex block each part is, in the normalized
 labels the fidelity comparison uses. What it concludes it returns as `Inferred` (value +
 evidence naming scenario and step); what the profile cannot express it raises as a `Gap`.
 """
@@ -63,7 +63,7 @@ class Inferred(Generic[T]):
 
 
 @dataclass(frozen=True)
-class Request:
+class ModelRequest:
     """One captured model request, with the labels the fidelity comparison sees."""
 
     scenario: str
@@ -141,16 +141,16 @@ class Observed:
             )
         return view.by_label[label]
 
-    def requests(self, scenario: str, label: str, field: str) -> list[Request]:
+    def requests(self, scenario: str, label: str, field: str) -> list[ModelRequest]:
         view = self.observation(scenario, field)
         self.step(scenario, label, field)
         return [
-            Request(scenario, label, int(r["index"]), str(r.get("path", "")), r["body"])
+            ModelRequest(scenario, label, int(r["index"]), str(r.get("path", "")), r["body"])
             for r in view.requests_of(label)
             if isinstance(r.get("body"), dict)
         ]
 
-    def request(self, scenario: str, label: str, field: str, index: int = -1) -> Request:
+    def request(self, scenario: str, label: str, field: str, index: int = -1) -> ModelRequest:
         found = self.requests(scenario, label, field)
         if not found:
             raise Inexpressible(

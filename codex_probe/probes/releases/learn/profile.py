@@ -32,13 +32,12 @@ from codex_probe.fake_appserver.profile import (
     Texts,
     Turns,
     WireDocument,
-    available_versions,
-    checked_in_path,
     encode_document,
     load_profile,
+    nearest_checked_in_versions,
+    profile_for,
 )
 from codex_probe.fake_appserver.turn_profile import TurnTexts
-from codex_probe.harness.codex.versions import version_key
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.observation import Observation
@@ -55,6 +54,7 @@ from codex_probe.probes.releases.learn.turns import (
     kept_reason,
 )
 from codex_probe.probes.releases.learn.wire_capture import wire_document
+from codex_probe.probes.runner.plan import LearnFailed, Learning
 
 T = TypeVar("T")
 
@@ -80,20 +80,20 @@ class LearnedProfile:
         return path
 
 
-class LearnError(RuntimeError):
+class LearnError(LearnFailed):
     """A profile cannot be written: a value it must keep has no checked-in profile to lend it."""
 
 
-def nearest_first(version: str) -> list[str]:
-    """The checked-in versions, the closest below `version` first, then those above."""
-    key = version_key(version)
-    return sorted(available_versions(), key=lambda v: (version_key(v) > key, abs_distance(v, key)))
+def learning_into(folder: Path, *, always: bool = False) -> Learning:
+    """A release run's learning: a profile learned from the release's real observations
+    (`learn_profile`), written into `folder` (`always`: even when one is checked in)."""
+    return Learning(folder, learn_profile, always)
 
 
 def nearest_checked_in(version: str) -> Profile:
     """The loadable checked-in profile closest below `version` (else the closest above)."""
     problems = []
-    for candidate in nearest_first(version):
+    for candidate in nearest_checked_in_versions(version):
         try:
             return load_profile(candidate)
         except ProfileError as error:  # e.g. the model gained a field it lacks
@@ -104,10 +104,6 @@ def nearest_checked_in(version: str) -> Profile:
     )
 
 
-def abs_distance(version: str, key: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(abs(a - b) for a, b in zip(version_key(version), key, strict=False))
-
-
 def unobserved_error(name: str, version: str) -> Measured[ErrorAnswer]:
     """The fake's own refusal `name` as the nearest checked-in profile has it, not measured.
 
@@ -115,9 +111,9 @@ def unobserved_error(name: str, version: str) -> Measured[ErrorAnswer]:
     the model has just gained.
     """
     problems = []
-    for candidate in nearest_first(version):
-        path = checked_in_path(candidate)
-        assert path is not None  # available_versions lists checked-in files only
+    for candidate in nearest_checked_in_versions(version):
+        path = profile_for(candidate)
+        assert path is not None  # the candidates are versions with a checked-in profile
         try:
             entry = json.loads(path.read_bytes())["errors"][name]
             kept = msgspec.convert(entry, Measured[ErrorAnswer])

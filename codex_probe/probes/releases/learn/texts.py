@@ -19,7 +19,7 @@ from codex_probe.probes.domain.reading import (
     PERMISSIONS,
     SKILLS,
 )
-from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed, Request
+from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, ModelRequest, Observed
 from codex_probe.probes.runner.scenarios import base
 
 STAND_IN = "(fake-codex stands in for the rest of this text.)"
@@ -38,7 +38,7 @@ def stand_in(text: str) -> str:
     return f"{head} {STAND_IN}"
 
 
-def _labelled(request: Request, label: str, field: str) -> str:
+def _labelled(request: ModelRequest, label: str, field: str) -> str:
     found = request.find_label(label)
     if found is None:
         raise Inexpressible(
