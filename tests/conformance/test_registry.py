@@ -55,7 +55,6 @@ def test_every_suite_test_is_marked_with_declared_checks() -> None:
 def test_every_declared_check_is_marked_on_exactly_one_test_or_param() -> None:
     counts = Counter(check for _, ids in suite_tests() for check in ids)
     declared = conformance_checks()
-    assert len(declared) == 26
     assert {check: counts[check] for check in declared} == dict.fromkeys(declared, 1)
 
 
