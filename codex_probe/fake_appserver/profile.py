@@ -24,6 +24,7 @@ from codex_probe.fake_appserver.profile_model import ErrorAnswer, Evidence, Meas
 from codex_probe.fake_appserver.surface_profile import SurfaceProfile
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.files import inside
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
@@ -343,7 +344,7 @@ def _is_profile_name(name: str) -> bool:
 
 def checked_in_path(version: str) -> Path | None:
     """The checked-in profile file of `version`, if the repository has one."""
-    path = PROFILES_DIR / f"{version}.json"
+    path = inside(PROFILES_DIR, f"{version}.json")
     return path if path.is_file() else None
 
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from codex_probe.fake_appserver.profile import PROFILES_DIR
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.files import inside
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
@@ -240,7 +241,7 @@ class HistoryView:
         except HistoryError as error:
             raise HistoryViewError(str(error)) from None
         releases = [
-            _release(version, entry, folder / "releases" / version)
+            _release(version, entry, inside(folder, "releases", version))
             for version, entry in sorted(
                 document["releases"].items(), key=lambda item: version_key(item[0])
             )
@@ -517,11 +518,11 @@ def _digest(value: Any) -> str:
 
 
 def _profile_file(version: str, folder: Path, profile: Any) -> Path | None:
-    learned = folder / "learned" / f"{version}.json"
+    learned = inside(folder, "learned", f"{version}.json")
     if learned.is_file():
         return learned
     if isinstance(profile, dict) and profile.get("source") == "checked-in":
-        checked_in = PROFILES_DIR / f"{version}.json"
+        checked_in = inside(PROFILES_DIR, f"{version}.json")
         return checked_in if checked_in.is_file() else None
     return None
 

@@ -14,7 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_keep_installs_option,
+    codex_version,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
@@ -47,8 +51,10 @@ def register(subparsers: Any) -> None:
         "The answer comes from the history folder; the releases it lacks are probed first "
         "(as codex-probe history does) and recorded there. Exit 2: usage.",
     )
-    parser.add_argument("--from", dest="first", required=True, metavar="A")
-    parser.add_argument("--to", dest="last", required=True, metavar="B", help="B, or latest")
+    parser.add_argument("--from", dest="first", type=codex_version, required=True, metavar="A")
+    parser.add_argument(
+        "--to", dest="last", type=codex_version, required=True, metavar="B", help="B, or latest"
+    )
     parser.add_argument(
         "--history",
         type=Path,

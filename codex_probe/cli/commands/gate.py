@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--codex",
+        type=codex_version,
         action="append",
         default=[],
         metavar="VERSION",
@@ -86,6 +88,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--surface-base",
+        type=codex_version,
         default=DEFAULT_CODEX_VERSION,
         metavar="VERSION",
         help="the release each version's surface is compared with (default "

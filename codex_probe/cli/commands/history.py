@@ -7,7 +7,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_keep_installs_option,
+    codex_version,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
@@ -51,8 +55,12 @@ def register(subparsers: Any) -> None:
         "OUT/releases/VERSION/verdict.json and surface.json. A re-run skips releases already "
         "recorded by the same tool. `history merge` joins shards.",
     )
-    parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
-    parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
+    parser.add_argument(
+        "--from", dest="first", type=codex_version, default=SPEC_CODEX_VERSION, metavar="VERSION"
+    )
+    parser.add_argument(
+        "--to", dest="last", type=codex_version, default="latest", metavar="VERSION"
+    )
     parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
     add_jobs_option(parser)
     parser.add_argument(

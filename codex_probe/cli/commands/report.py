@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--codex",
+        type=codex_version,
         action="append",
         default=[],
         metavar="VERSION",

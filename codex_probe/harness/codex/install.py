@@ -16,7 +16,14 @@ from pathlib import Path
 from codex_probe.harness import child_env
 from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
-from codex_probe.harness.codex.versions import is_release, nearest_versions
+from codex_probe.harness.codex.versions import (
+    LATEST,
+    checked_version,
+    checked_version_or_latest,
+    is_release,
+    nearest_versions,
+)
+from codex_probe.harness.files import inside
 from codex_probe.harness.parent_death import bound_to_this_process
 from codex_probe.harness.temp_folders import temporary_folder
 
@@ -56,10 +63,11 @@ class Installation:
 def installed(version: str, root: Path | None = None) -> Installation | None:
     """The cached installation of `version`, or None; never touches the network.
 
-    One handed out is in use by this process until it exits: no prune removes it.
+    One handed out is in use by this process until it exits: no prune removes it. A
+    `version` that is not one is refused (InvalidVersionError) before any path is built.
     """
     versions = versions_dir(root)
-    candidate = Installation(version, versions / version)
+    candidate = Installation(version, inside(versions, checked_version(version)))
     if not is_installed(candidate.root, BINARY_RELATIVE):
         return None  # checked first: no lock file for a version that is not there
     in_use.hold(versions, version)
@@ -77,8 +85,8 @@ def mark_used(installation: Installation) -> Installation:
 
 def resolve_version(version: str) -> str:
     """A concrete version: `latest` asks the registry, anything else is checked as a release."""
-    if version == "latest":
-        return npm.latest_version()
+    if version == LATEST:
+        return checked_version(npm.latest_version())
     if not is_release(version):
         raise UnknownVersionError(version, nearest_versions(version, npm.published_versions()))
     return version
@@ -86,7 +94,7 @@ def resolve_version(version: str) -> str:
 
 def install(version: str, root: Path | None = None) -> Installation:
     """The installation of `version`, installing it from npm if it is not cached yet."""
-    if version != "latest" and (cached := installed(version, root)):
+    if checked_version_or_latest(version) != LATEST and (cached := installed(version, root)):
         return cached
     concrete = resolve_version(version)
     # Held before it exists: a prune running while npm installs it must leave it be.

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
-from codex_probe.harness.files import write_json
+from codex_probe.harness.files import inside, plain_name, write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
@@ -87,7 +87,7 @@ class Shard:
 
 def surface_path(version: str) -> str:
     """Where a history keeps a release's surface, relative to its history.json."""
-    return f"{RELEASES_FOLDER}/{version}/{SURFACE_FILE}"
+    return f"{RELEASES_FOLDER}/{plain_name(version)}/{SURFACE_FILE}"
 
 
 def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
@@ -352,9 +352,9 @@ def copy_release_folders(
     surface.json, the learned profile, the reproduction bundles), taken from beside a
     history that holds the same record of it (the same `probed_at`) as the merged one."""
     for version, entry in merged["releases"].items():
-        target = out / "releases" / version
+        target = inside(out, RELEASES_FOLDER, version)
         for path, document in documents:
-            source = path.parent / "releases" / version
+            source = inside(path.parent, RELEASES_FOLDER, version)
             kept = document["releases"].get(version) or {}
             if kept.get("probed_at") != entry.get("probed_at") or not source.is_dir():
                 continue

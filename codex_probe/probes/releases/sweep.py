@@ -25,7 +25,7 @@ from codex_probe.harness.codex.install import (
     install,
 )
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.harness.files import write_json, write_text_atomically
+from codex_probe.harness.files import inside, write_json, write_text_atomically
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.domain.surface.file import write_surfaces
@@ -101,7 +101,7 @@ def sweep(
                 budget.use(version, protect={following} if following else ())
                 for kept, why in budget.kept.items():
                     say(f"  kept {kept} over the install budget: {why}")
-            folder = out / "releases" / version
+            folder = inside(out, "releases", version)
             shutil.rmtree(folder / REPRO_FOLDER, ignore_errors=True)  # an earlier run's
             probe = functools.partial(
                 probe_release,

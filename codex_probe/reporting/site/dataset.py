@@ -24,6 +24,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from codex_probe.harness.files import plain_name
+
 DATASET_VERSION = 1
 SCHEMA_FILE = Path(__file__).resolve().parent / "dataset.schema.json"
 DATA = "data"  # the dataset's folder in the site
@@ -286,16 +288,16 @@ def index_file() -> str:
 
 
 def release_file(version: str) -> str:
-    return f"releases/{version}.json"
+    return f"releases/{plain_name(version)}.json"
 
 
 def release_folder(version: str) -> str:
     """Where a release's own files go: its fake profile, surface and bundles."""
-    return f"releases/{version}"
+    return f"releases/{plain_name(version)}"
 
 
 def finding_file(finding_id: str) -> str:
-    return f"findings/{finding_id}.json"
+    return f"findings/{plain_name(finding_id)}.json"
 
 
 def encode(record: Record) -> bytes:
