@@ -34,7 +34,7 @@ from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import sweep, to_probe
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.history_view import HistoryView, HistoryViewError
-from codex_probe.reporting.upgrade import judge_upgrade
+from codex_probe.reporting.upgrade import UNKNOWN, judge_upgrade
 from codex_probe.rig.baseline import BaselineError
 
 INTERRUPTED = 130
@@ -47,7 +47,8 @@ def register(subparsers: Any) -> None:
         description="Answer whether codex-cli can go from release A to release B: yes (exit "
         "0) when nothing the design requires changed between them, or every such change is "
         "accepted by the baseline; no (exit 1), listing each change with the first release "
-        "where it appeared; unknown (exit 3) when a release from A to B could not be probed. "
+        "where it appeared; unknown (exit 3) when a release from A to B could not be probed, "
+        "lacks a required finding, or the history cannot be read. "
         "The answer comes from the history folder; the releases it lacks are probed first "
         "(as codex-probe history does) and recorded there. Exit 2: usage.",
     )
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         document = load_history(path) if path.is_file() else new_history()
     except HistoryError as error:
-        return _usage(str(error))
+        return _unknown(str(error))
     todo = [] if args.no_run else to_probe(releases, document)
     if todo:
         say(f"probing {len(todo)} release(s) the history lacks: {', '.join(todo)}")
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         view = HistoryView.load(args.history) if path.is_file() else None
     except HistoryViewError as error:
-        return _usage(str(error))
+        return _unknown(str(error))
     if view is None:  # nothing recorded, nothing probed (--no-run)
         view = HistoryView(args.history, new_history(), [])
     answer = judge_upgrade(
@@ -140,6 +141,12 @@ def run(args: argparse.Namespace) -> int:
 def say(line: str) -> None:
     """Progress goes to stderr: stdout holds the answer alone (and --json stays JSON)."""
     print(line, file=sys.stderr, flush=True)
+
+
+def _unknown(problem: str) -> int:
+    """A record that cannot be read cannot say yes: unknown, and why, in one line."""
+    print(f"codex-probe can-i-upgrade: unknown: {problem}", file=sys.stderr)
+    return UNKNOWN
 
 
 def _usage(problem: str) -> int:

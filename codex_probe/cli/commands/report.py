@@ -13,7 +13,7 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
 from codex_probe.harness.tool import TOOL
-from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdict
 from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
 from codex_probe.reporting.browser import BrowserError, screenshot
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts: VerdictReport | None = None
     if (out / "verdict.json").exists():
         try:
-            verdicts = load_verdicts(out / "verdict.json")
+            verdicts = load_verdict(out / "verdict.json")
         except VerdictFileError as error:
             print(f"codex-probe report: {error}", file=sys.stderr)
             return USAGE_ERROR

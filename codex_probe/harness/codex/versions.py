@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import Annotated
+
+import msgspec
 
 # The latest published @openai/codex on 2026-12-01.
 DEFAULT_CODEX_VERSION = "0.171.0"
@@ -18,9 +21,12 @@ LATEST = "latest"
 # an optional npm pre-release or platform suffix of ASCII letters, digits and hyphens in
 # dot-separated parts (0.121.0-alpha.1, 0.171.0-linux-x64). No '/', no '..', no other
 # script's digits, and short: nothing else is ever used as a path.
-_VERSION = re.compile(
-    r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-[0-9A-Za-z-]{1,30}(?:\.[0-9A-Za-z-]{1,30}){0,4})?"
+VERSION_PATTERN = (
+    r"^[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-[0-9A-Za-z-]{1,30}(?:\.[0-9A-Za-z-]{1,30}){0,4})?$"
 )
+_VERSION = re.compile(VERSION_PATTERN)
+# A version as a key or value of a file format (file_format.py): the schema says the same.
+Version = Annotated[str, msgspec.Meta(pattern=VERSION_PATTERN)]
 _RELEASE = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")
 
 

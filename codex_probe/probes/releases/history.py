@@ -12,6 +12,10 @@ a finding's verdict, its observed values under the same verdict, each key of the
 (its before and after cut down to the parts that differ), each watched upstream issue's
 state as codex_probe/probes/domain/watch.py decides it from the release's findings ("fixed in X",
 "back in X").
+
+The file's shape is `HistoryFile` (its JSON schema is checked in as
+codex_probe/probes/schemas/history.schema.json, docs/file-formats.md); `load_history` is the
+one reader of the file, and refuses any other shape in one line naming the first wrong field.
 """
 
 from __future__ import annotations
@@ -25,17 +29,21 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from codex_probe.harness.codex.versions import version_key
+import msgspec
+
+from codex_probe.harness.codex.versions import Version, version_key
+from codex_probe.harness.file_format import read_document
 from codex_probe.harness.files import inside, plain_name, write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, FINDING_ID_PATTERN, Verdict
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
 from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
+from codex_probe.probes.domain.verdict_file import UpstreamEntry
 from codex_probe.probes.domain.watch import (
     WATCH_FINDINGS,
     WATCHED,
@@ -53,6 +61,73 @@ RELEASES_FOLDER = "releases"
 
 class HistoryError(ValueError):
     """A history file that cannot be read or merged."""
+
+
+# ----- the file's shape (release_entry, unavailable_entry and save_history write it) -----
+
+FindingId = Annotated[str, msgspec.Meta(pattern=FINDING_ID_PATTERN)]
+# A path relative to the history's folder, of plain names (releases/VERSION/surface.json).
+RelativePath = Annotated[
+    str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$")
+]
+
+
+class RecordedFinding(msgspec.Struct):
+    verdict: Verdict
+    required: bool
+    observed: dict[str, Any] | None = None
+    summary: str | None = None
+    upstream: list[UpstreamEntry] | None = None
+
+
+class SurfacePointer(msgspec.Struct):
+    """Where a release's surface is (path), its digest, and the scenarios it lacks; or, in
+    a history written by hand or by an older tool, one digest per aspect."""
+
+    digest: str | None = None
+    path: RelativePath | None = None
+    missing: list[str] = []
+    aspects: dict[str, str] | None = None
+
+
+class ReleaseRecord(msgspec.Struct):
+    findings: dict[FindingId, RecordedFinding]
+    tool: str = ""
+    probe_set: str = ""
+    probed_at: str = ""
+    seconds: float | None = None
+    phases: dict[str, Any] | None = None
+    fake_profile: dict[str, Any] | None = None
+    surface: SurfacePointer | None = None
+    unavailable: str | None = None  # why no finding could be had (codex does not run)
+
+
+class RecordedChangePoint(msgspec.Struct):
+    kind: Literal["verdict", "observed", "surface", "watch"]  # the kinds history_rows makes
+    key: str
+    first_changed: Version
+    last_same: Version
+    before: Any = None
+    after: Any = None
+
+
+class Asked(msgspec.Struct, rename={"first": "from", "last": "to"}):
+    first: str
+    last: str
+    releases: list[Version]
+
+
+class HistoryFile(msgspec.Struct):
+    """history.json."""
+
+    releases: dict[Version, ReleaseRecord]
+    tool: str = ""
+    shard: str | None = None
+    generated_at: str = ""
+    change_points: list[RecordedChangePoint] = []
+    asked: Asked | None = None
+    missing: list[Version] = []
+    complete: bool = True
 
 
 def probe_set() -> str:
@@ -143,16 +218,10 @@ def new_history(shard: Shard | None = None) -> dict[str, Any]:
 
 
 def load_history(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HistoryError(f"{path}: no such history file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise HistoryError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise HistoryError(f"{path}:{error.lineno}: not JSON: {error.msg}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("releases"), dict):
-        raise HistoryError(f"{path}: expected an object with a 'releases' object")
+    """The history file at `path` as written (for a run that adds to it), checked against
+    HistoryFile's schema; HistoryError (one line naming the file and the first wrong
+    field) for any other file. `msgspec.convert(document, HistoryFile)` types it."""
+    document: dict[str, Any] = read_document(path, HistoryFile, HistoryError, "history file")
     return document
 
 
