@@ -9,6 +9,7 @@ reporting/upgrade.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -27,8 +28,10 @@ from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
+    HistoryInUse,
     load_history,
     new_history,
+    writing_history,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import sweep, to_probe
@@ -86,7 +89,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if problem := output_problem(args.history, HISTORY_FILE):
+    # --no-run only reads the folder: a read-only one will do.
+    if args.no_run and args.history.exists() and not args.history.is_dir():
+        return _usage(f"--history {args.history} is not a folder")
+    if not args.no_run and (problem := output_problem(args.history, HISTORY_FILE)):
         return _usage(problem.replace("--out", "--history"))
     try:
         baseline = load_accepted_changes(args.baseline) if args.baseline else AcceptedChanges()
@@ -97,25 +103,29 @@ def run(args: argparse.Namespace) -> int:
     except (UnknownVersionError, NpmError, RangeError) as error:
         return _usage(str(error))
     path = args.history / HISTORY_FILE
+    # Reading only (--no-run) needs no lock, and works in a folder it may not write.
+    writing = contextlib.nullcontext() if args.no_run else writing_history(args.history)
     try:
-        document = load_history(path) if path.is_file() else new_history()
+        with writing:
+            document = load_history(path) if path.is_file() else new_history()
+            todo = [] if args.no_run else to_probe(releases, document)
+            if todo:
+                say(f"probing {len(todo)} release(s) the history lacks: {', '.join(todo)}")
+                sweep(
+                    todo,
+                    args.history,
+                    document,
+                    jobs=args.jobs,
+                    keep_installs=args.keep_installs,
+                    say=say,
+                )
+    except HistoryInUse as error:
+        return _usage(str(error))
     except HistoryError as error:
         return _unknown(str(error))
-    todo = [] if args.no_run else to_probe(releases, document)
-    if todo:
-        say(f"probing {len(todo)} release(s) the history lacks: {', '.join(todo)}")
-        try:
-            sweep(
-                todo,
-                args.history,
-                document,
-                jobs=args.jobs,
-                keep_installs=args.keep_installs,
-                say=say,
-            )
-        except KeyboardInterrupt:
-            say("codex-probe can-i-upgrade: interrupted; what was probed is kept in the history")
-            return INTERRUPTED
+    except KeyboardInterrupt:
+        say("codex-probe can-i-upgrade: interrupted; what was probed is kept in the history")
+        return INTERRUPTED
     try:
         view = HistoryView.load(args.history) if path.is_file() else None
     except HistoryViewError as error:

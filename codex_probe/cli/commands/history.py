@@ -23,6 +23,7 @@ from codex_probe.probes.releases.grid import change_points, describe
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
+    HistoryInUse,
     Shard,
     ask,
     broken_findings,
@@ -33,6 +34,7 @@ from codex_probe.probes.releases.history import (
     records_watch,
     save_history,
     unavailable_releases,
+    writing_history,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
@@ -102,6 +104,15 @@ def run(args: argparse.Namespace) -> int:
     if problem := _usable_out(args.out):
         print(f"codex-probe history: {problem}", file=sys.stderr)
         return USAGE
+    try:
+        with writing_history(args.out):  # from reading history.json to its last write
+            return _record(args)
+    except HistoryInUse as error:
+        print(f"codex-probe history: {error}", file=sys.stderr)
+        return USAGE
+
+
+def _record(args: argparse.Namespace) -> int:
     try:
         releases = published_range(args.first, args.last)
     except (UnknownVersionError, NpmError, RangeError) as error:
@@ -188,13 +199,15 @@ def run_merge(args: argparse.Namespace) -> int:
     try:
         documents = [(path, load_history(path)) for path in args.inputs]
         merged = merge_histories(documents)
+        with writing_history(args.out):
+            # The release folders first: the surface change points are read from their
+            # surface.json.
+            copy_release_folders(documents, merged, args.out)
+            save_history(args.out / HISTORY_FILE, merged)
+            write_grid(args.out, merged)
     except HistoryError as error:
         print(f"codex-probe history merge: {error}", file=sys.stderr)
         return USAGE
-    # The release folders first: the surface change points are read from their surface.json.
-    copy_release_folders(documents, merged, args.out)
-    save_history(args.out / HISTORY_FILE, merged)
-    write_grid(args.out, merged)
     print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
     return _summarize(args.out, merged, list(merged["releases"]))
 

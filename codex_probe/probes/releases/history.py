@@ -20,6 +20,7 @@ one reader of the file, and refuses any other shape in one line naming the first
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import filelock
 import msgspec
 
 from codex_probe.harness.codex.versions import Version, version_key
@@ -57,10 +59,39 @@ from codex_probe.probes.runner.scenarios import SCENARIOS
 
 HISTORY_FILE = "history.json"
 RELEASES_FOLDER = "releases"
+# Held by whoever writes the history of a folder, from reading history.json to its last
+# write (flock: the kernel lets go when the holder dies, by kill -9 too).
+LOCK_FILE = ".history.lock"
 
 
 class HistoryError(ValueError):
     """A history file that cannot be read or merged."""
+
+
+class HistoryInUse(HistoryError):
+    """Another run writes the history of this folder."""
+
+
+@contextlib.contextmanager
+def writing_history(folder: Path) -> Iterator[None]:
+    """The history folder `folder`, this process's alone to read and write until the block
+    ends: a second writer (history, history merge, can-i-upgrade probing what it lacks) is
+    refused at once with HistoryInUse, never left to overwrite the first one's releases."""
+    lock = filelock.FileLock(folder / LOCK_FILE, preserve_lock_file=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        raise HistoryInUse(
+            f"{folder} is in use: another run is writing its history; wait for it to end "
+            "or give another folder"
+        ) from None
+    except OSError as error:
+        raise HistoryError(f"{folder}: cannot be locked for writing: {error}") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 # ----- the file's shape (release_entry, unavailable_entry and save_history write it) -----
@@ -237,7 +268,14 @@ def ask(document: dict[str, Any], first: str, last: str, releases: list[str]) ->
 
 
 def save_history(path: Path, document: dict[str, Any]) -> None:
-    """Write the history, its change points computed afresh from what it records."""
+    """Write the history, its change points computed afresh from what it records.
+
+    Read, merge, write: a release the file holds and `document` lacks (one a writer
+    recorded after this run read the file) is kept, so no writer loses another's release.
+    Writers hold writing_history, so the file cannot change between this read and write.
+    """
+    for version, entry in _recorded_releases(path).items():
+        document["releases"].setdefault(version, entry)
     releases = document["releases"]
     document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
     document["change_points"] = [p.to_json() for p in history_change_points(document, path.parent)]
@@ -247,6 +285,16 @@ def save_history(path: Path, document: dict[str, Any]) -> None:
         document["missing"] = [v for v in asked if v not in document["releases"]]
         document["complete"] = not document["missing"]
     write_json(path, document)
+
+
+def _recorded_releases(path: Path) -> dict[str, Any]:
+    """The releases the history file at `path` holds now; none if it is absent or is not
+    a history (a run that started afresh replaces it)."""
+    try:
+        releases: dict[str, Any] = load_history(path)["releases"]
+    except HistoryError:
+        return {}
+    return releases
 
 
 # ----- change points ---------------------------------------------------------------------
