@@ -94,6 +94,15 @@ def published_versions() -> list[str]:
     return [str(v) for v in versions]
 
 
+def platform_builds(version: str) -> dict[str, str]:
+    """The release's optionalDependencies: platform package -> the build it resolves to."""
+    output = run_npm(
+        ["view", f"{NPM_PACKAGE}@{version}", "optionalDependencies", "--json"], timeout=60
+    )
+    builds: Any = json.loads(output) if output.strip() else {}
+    return {str(k): str(v) for k, v in builds.items()} if isinstance(builds, dict) else {}
+
+
 def latest_version() -> str:
     return run_npm(["view", f"{NPM_PACKAGE}@latest", "version"], timeout=60).strip()
 

@@ -131,6 +131,9 @@ class ReleaseRecord(msgspec.Struct):
     fake_profile: dict[str, Any] | None = None
     surface: SurfacePointer | None = None
     unavailable: str | None = None  # why no finding could be had (codex does not run)
+    # The registry said so (no binary for this platform): never tried again. An unavailable
+    # record without it (an older tool's, which took a full disk for that) is tried again.
+    permanent: bool = False
 
 
 class RecordedChangePoint(msgspec.Struct):
@@ -226,12 +229,14 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
 
 
 def unavailable_entry(reason: str) -> dict[str, Any]:
-    """A release npm installs but whose codex does not run: no finding can be had."""
+    """A release the registry publishes with no binary for this platform: no finding can be
+    had, for good (`permanent`: the registry said so, so no later run tries again)."""
     return {
         "tool": TOOL,
         "probe_set": probe_set(),
         "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "unavailable": reason,
+        "permanent": True,
         "findings": {},
     }
 

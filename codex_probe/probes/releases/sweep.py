@@ -21,6 +21,7 @@ from typing import Any
 from codex_probe.harness.codex.install import (
     Installation,
     InstallError,
+    NoPlatformBinaryError,
     UnknownVersionError,
     install,
 )
@@ -55,8 +56,14 @@ def to_probe(releases: list[str], document: dict[str, Any]) -> list[str]:
     return [
         v
         for v in releases
-        if not (v in recorded and is_current(recorded[v]) and not _has_broken(recorded[v]))
+        if not (v in recorded and is_current(recorded[v]) and not _retried(recorded[v]))
     ]
+
+
+def _retried(entry: dict[str, Any]) -> bool:
+    """A record with a broken finding, or of a release not installable that the registry
+    did not say is so for good (recorded before the registry was asked): tried again."""
+    return _has_broken(entry) or (bool(entry.get("unavailable")) and not entry.get("permanent"))
 
 
 def _has_broken(entry: dict[str, Any]) -> bool:
@@ -89,9 +96,11 @@ def sweep(
             started = time.monotonic()
             failure = _finish(upcoming)
             upcoming = prefetcher.submit(install, following) if following else None
-            if isinstance(failure, InstallError):
-                # npm installed it, but the binary does not run (0.142.1 lacks its platform
-                # package): nobody can use this release, so there is nothing to probe.
+            if isinstance(failure, NoPlatformBinaryError):
+                # The registry has no binary of it for this platform (0.142.1 lacks its
+                # platform package): nobody here can use this release, for good. Any other
+                # failed install is this machine's (a full disk, the network): the probe run
+                # below tries again and its findings are broken, so the next run retries it.
                 document["releases"][version] = unavailable_entry(str(failure))
                 save_history(out / HISTORY_FILE, document)
                 write_grid(out, document)
