@@ -135,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
             for version in versions:
                 install_codex(version)  # fail fast, with the installer's one-line error
         out.mkdir(parents=True, exist_ok=True)
-        (out / "verdict.json").unlink(missing_ok=True)
+        # Until the run ends, verdict.json says it is incomplete: a run killed with -9 leaves
+        # that, never an earlier run's verdict or none (`report` and the gate say so).
+        probe_run.finish(versions, args.repeat, complete=False)
         (out / SURFACE_FILE).unlink(missing_ok=True)
         # An earlier run's bundles and results would pass for this run's.
         for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
