@@ -38,6 +38,7 @@ from codex_probe.probes.releases.history import (
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
+from codex_probe.rig.launchers import launcher_problem
 
 # Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
 # 130 interrupted (what finished is kept: run it again to resume).
@@ -113,6 +114,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    if problem := launcher_problem():  # every release is compared with the fake
+        print(f"codex-probe history: {problem}", file=sys.stderr)
+        return USAGE
     try:
         releases = published_range(args.first, args.last)
     except (UnknownVersionError, NpmError, RangeError) as error:

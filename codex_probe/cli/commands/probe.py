@@ -37,6 +37,7 @@ from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection, Subject
 from codex_probe.reporting.finding_results import write_finding_result
 from codex_probe.reporting.table import closing_lines, profile_lines, render_table
+from codex_probe.rig.launchers import launcher_problem
 
 USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
@@ -128,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
         profile=None if args.fake_profile is None else args.fake_profile.resolve(),
     )
     fidelity = not args.no_fidelity and subject.kind == "real"
+    if (fidelity or subject.kind == "fake") and (problem := launcher_problem()):
+        return _usage(f"{problem} (or --no-fidelity)" if fidelity else problem)
     probe_run = ProbeRun(out, subject, Selection.of(args.only or None, fidelity=fidelity))
     interrupted = None
     try:

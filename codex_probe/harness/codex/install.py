@@ -114,12 +114,19 @@ def install(version: str, root: Path | None = None) -> Installation:
     in_use.hold(versions_dir(root), concrete)
     if cached := installed(concrete, root):
         return cached
-    root_dir = install_once(
-        versions_dir(root),
-        concrete,
-        lambda staging: _build(concrete, staging, published),
-        BINARY_RELATIVE,
-    )
+    try:
+        root_dir = install_once(
+            versions_dir(root),
+            concrete,
+            lambda staging: _build(concrete, staging, published),
+            BINARY_RELATIVE,
+        )
+    except OSError as error:  # a cache on a read-only or full disk: this machine's fault
+        where = error.filename or versions_dir(root)
+        raise InstallError(
+            f"codex-cli {concrete} cannot be installed into the cache: {where}: "
+            f"{error.strerror or error}"
+        ) from None
     return mark_used(Installation(concrete, root_dir))
 
 
