@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,16 @@ def _record(args: argparse.Namespace) -> int:
                 keep_installs=args.keep_installs,
                 say=lambda line: print(line, flush=True),
             )
+    except OSError as error:
+        # --out filled up (or went read-only) mid-run: history.json is written whole or
+        # not at all, so it holds every release recorded before; the run cannot go on.
+        print(
+            f"codex-probe history: cannot write {_why(error, args.out)}; "
+            f"{len(document['releases'])} release(s) are recorded "
+            f"in {path}; free the space and run the same command again to resume",
+            file=sys.stderr,
+        )
+        return BROKEN
     except Interrupted as interrupted:
         save_history(path, document)  # says what it lacks: complete false, missing
         write_grid(args.out, document)
@@ -196,6 +207,14 @@ def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     return BROKEN if broken or missing else 0
 
 
+def _why(error: OSError, out: Path) -> str:
+    """`FILE: reason` of a failed write; of a copied folder (shutil.Error), its first file."""
+    if isinstance(error, shutil.Error) and error.args and isinstance(error.args[0], list):
+        _, target, reason = error.args[0][0]
+        return f"{target}: {reason}"
+    return f"{error.filename or out}: {error.strerror or error}"
+
+
 def run_merge(args: argparse.Namespace) -> int:
     if problem := _usable_out(args.out):
         print(f"codex-probe history merge: {problem}", file=sys.stderr)
@@ -212,6 +231,9 @@ def run_merge(args: argparse.Namespace) -> int:
     except HistoryError as error:
         print(f"codex-probe history merge: {error}", file=sys.stderr)
         return USAGE
+    except OSError as error:  # --out filled up: history.json is written whole or not at all
+        print(f"codex-probe history merge: cannot write {_why(error, args.out)}", file=sys.stderr)
+        return BROKEN
     print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
     return _summarize(args.out, merged, list(merged["releases"]))
 
