@@ -34,6 +34,10 @@ PACKAGE_DATA = (
     # The published site's compare view, and the dataset's schema it ships.
     "codex_probe/reporting/site/compare.js",
     "codex_probe/reporting/site/dataset.schema.json",
+    # The schemas of verdict.json, surface.json and history.json (docs/file-formats.md).
+    "codex_probe/probes/schemas/verdict.schema.json",
+    "codex_probe/probes/schemas/surface.schema.json",
+    "codex_probe/probes/schemas/history.schema.json",
 )
 
 

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from codex_probe.cli.main import run
+from codex_probe.cli.start import run
 
 run()

@@ -16,7 +16,9 @@ from importlib import import_module
 from typing import NoReturn
 
 from codex_probe.cli.commands.failures import CommandFailed
+from codex_probe.harness.codex.versions import InvalidVersionError
 from codex_probe.harness.command_line import OneLineErrorParser
+from codex_probe.harness.files import UnsafePathError
 from codex_probe.harness.interrupts import Interrupted, interruptible
 
 # Order here is the order of `codex-probe --help`.
@@ -42,6 +44,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.schema_diff",
 )
 
+USAGE_ERROR = 2
 # What a shell reports for a command ended by SIGPIPE (128 + 13), as `yes | head` is.
 CLOSED_STDOUT = 141
 
@@ -107,6 +110,11 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
             except CommandFailed as failure:
                 print(f"codex-probe {args.command}: {failure}", file=sys.stderr)
                 exit_code = failure.exit_code
+            except (InvalidVersionError, UnsafePathError) as refused:
+                # A version or a name read from a file that would be a path outside its
+                # folder: refused where the path is built, whichever command read it.
+                print(f"codex-probe {args.command}: {refused}", file=sys.stderr)
+                exit_code = USAGE_ERROR
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except Interrupted as interrupted:
         # Ctrl-C, SIGTERM or SIGHUP where the command does not say more itself (while its

@@ -24,6 +24,7 @@ from codex_probe.fake_appserver.profile_model import ErrorAnswer, Evidence, Meas
 from codex_probe.fake_appserver.surface_profile import SurfaceProfile
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.files import inside
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
 SCHEMA_FILE = PROFILES_DIR / "profile.schema.json"
@@ -343,7 +344,7 @@ def _is_profile_name(name: str) -> bool:
 
 def checked_in_path(version: str) -> Path | None:
     """The checked-in profile file of `version`, if the repository has one."""
-    path = PROFILES_DIR / f"{version}.json"
+    path = inside(PROFILES_DIR, f"{version}.json")
     return path if path.is_file() else None
 
 
@@ -360,7 +361,7 @@ def profile_for(
     repository's; None when it has none and one must be learned."""
     if given is not None:
         return given
-    if learned_in is not None and (learned := learned_in / f"{version}.json").is_file():
+    if learned_in is not None and (learned := inside(learned_in, f"{version}.json")).is_file():
         return learned
     return checked_in_path(version) if checked_in else None
 

@@ -8,6 +8,7 @@ from typing import NoReturn
 
 FAILED = 1
 USAGE_ERROR = 2
+NO_VERDICT = 3  # a run could not give a verdict (or the one it gave is incomplete)
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

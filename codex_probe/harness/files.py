@@ -41,3 +41,26 @@ def read_json(path: Path, error: Callable[[str], Exception], what: str) -> Any:
         raise error(f"{path}: cannot be read: {failure}") from None
     except json.JSONDecodeError as failure:
         raise error(f"{path}:{failure.lineno}:{failure.colno}: not JSON: {failure.msg}") from None
+
+
+class UnsafePathError(ValueError):
+    """A name taken from data (a version, a release key, an assumption or finding id) that
+    would lead outside the folder it was meant for."""
+
+
+def plain_name(name: str) -> str:
+    """`name` if it names one entry of a folder: not empty, not `.` or `..`, no `/`, `\\`
+    or NUL; else UnsafePathError."""
+    if name in ("", ".", "..") or any(bad in name for bad in ("/", "\\", "\0")):
+        shown = repr(name if len(name) <= 40 else name[:40] + "...")
+        raise UnsafePathError(f"{shown} is not a plain file name: it would leave its folder")
+    return name
+
+
+def inside(folder: Path, *names: str) -> Path:
+    """`folder/names[0]/names[1]/...`, every name taken from data checked by plain_name: the
+    one way a path is built from data, so that it stays inside `folder`."""
+    path = folder
+    for name in names:
+        path = path / plain_name(name)
+    return path

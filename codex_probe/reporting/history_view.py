@@ -38,13 +38,14 @@ from typing import Any
 
 from codex_probe.fake_appserver.profile import profile_for
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.files import inside
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.verdict_file import VerdictFileError, parse_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdict
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, upstream_of
 from codex_probe.probes.domain.watch import State as WatchState
 from codex_probe.probes.releases.change_points import ChangePoint
@@ -142,7 +143,7 @@ class Release:
         return self.unavailable is None
 
     def counts(self) -> dict[str, int]:
-        counted = {"holds": 0, "changed": 0, "broken": 0}
+        counted = {"holds": 0, "changed": 0, "broken": 0, "unsupported": 0}
         for cell in self.cells.values():
             counted[cell.verdict] = counted.get(cell.verdict, 0) + 1
         return counted
@@ -240,7 +241,7 @@ class HistoryView:
         except HistoryError as error:
             raise HistoryViewError(str(error)) from None
         releases = [
-            _release(version, entry, folder / "releases" / version)
+            _release(version, entry, inside(folder, "releases", version))
             for version, entry in sorted(
                 document["releases"].items(), key=lambda item: version_key(item[0])
             )
@@ -454,16 +455,15 @@ def _verdict_details(version: str, path: Path) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         return {}
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        report = parse_verdicts(document, source=str(path))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, VerdictFileError) as error:
-        raise HistoryViewError(f"{path}: cannot be read: {error}") from None
-    raw = document["versions"].get(version, {})
+        report = load_verdict(path)
+    except VerdictFileError as error:
+        raise HistoryViewError(str(error)) from None
     details: dict[str, dict[str, Any]] = {}
     for finding_id, finding in report.findings.get(version, {}).items():
         bundle = None
         if finding.repro is not None and finding.repro.path:
-            candidate = path.parent / finding.repro.path
+            # A folder beside the verdict file, never one elsewhere (the site zips it).
+            candidate = inside(path.parent, *finding.repro.path.split("/"))
             bundle = candidate if candidate.is_dir() else None
         details[finding_id] = {
             "required": finding.required,
@@ -474,7 +474,7 @@ def _verdict_details(version: str, path: Path) -> dict[str, dict[str, Any]]:
             "reproduce": finding.reproduce,
             "summary": finding.summary,
             "fidelity": None if finding.fidelity is None else finding.fidelity.to_json(),
-            "upstream": raw.get(finding_id, {}).get("upstream"),
+            "upstream": finding.upstream or None,
             "bundle": bundle,
             "bundle_run": finding.repro.run if finding.repro is not None else "",
         }

@@ -178,6 +178,7 @@ def judge_upgrade(
             info = view.finding(cell.finding)
             if cell.verdict == "broken" and info is not None and _gated(info.group, strict):
                 answer.unknown.append(f"{version}: {cell.finding} is broken: {cell.summary}")
+    answer.unknown.extend(_unrecorded(view, answer.releases))
     if a not in answer.releases or b not in answer.releases:
         return answer
     accepted = (baseline or AcceptedChanges()).for_version(b)
@@ -189,6 +190,25 @@ def judge_upgrade(
             answer.evidence[subject] = f"{b}: {_one_line(on_b.evidence[0])}"
     answer.stale = _stale(view, b, accepted)
     return answer
+
+
+def _unrecorded(view: HistoryView, releases: list[str]) -> list[str]:
+    """A required finding some release of the range records and another one lacks: that
+    record is incomplete (or damaged), and an absent finding is no evidence of a change."""
+    recorded = {version: view.release(version) for version in releases}
+    gated = {
+        finding
+        for release in recorded.values()
+        if release is not None
+        for finding, cell in release.cells.items()
+        if cell.required
+    }
+    return [
+        f"{version}: {finding} (required) is not recorded: the record is incomplete"
+        for version, release in recorded.items()
+        if release is not None
+        for finding in sorted(gated - set(release.cells))
+    ]
 
 
 def _gated(group: str, strict: bool) -> bool:

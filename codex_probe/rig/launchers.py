@@ -60,3 +60,17 @@ def remove_stale(parent: Path, *, now: float) -> None:
 def _remove_own(folder: Path, pid: int) -> None:
     if os.getpid() == pid:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def launcher_problem() -> str | None:
+    """Why this process cannot write the fake's launchers (a read-only or full cache), in
+    one line, or None: asked by a command before it starts a run that needs the fake."""
+    try:
+        launcher_folder()
+    except OSError as error:
+        return (
+            f"the cache {cache_root()} cannot hold the fake's launchers: "
+            f"{error.filename or ''}: {error.strerror or error}; give CODEX_PROBE_CACHE "
+            "a folder this user may write"
+        )
+    return None

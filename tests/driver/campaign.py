@@ -53,9 +53,12 @@ REQUEST_TIMEOUT = 0.4
 TURN_WAIT = 0.75  # a later message waiting for its boundary
 SETTLE_TIMEOUT = 1.0  # the final settle (held bodies delivered at the boundary)
 HOPELESS_SETTLE = 0.1  # the final settle when the campaign knows the turn never ends
-HANDSHAKE_TIMEOUT = 15.0
+# Deadlines on events that only come late on a loaded machine (the fake's start, the whole
+# example) are long: a wait may take longer there, never fail (load average 18-44 failed
+# two examples at 15 s and 60 s).
+HANDSHAKE_TIMEOUT = 120.0
 CLOSE_GRACE = 1.0
-EXAMPLE_DEADLINE = 60.0  # the whole example, shutdown excluded
+EXAMPLE_DEADLINE = 300.0  # the whole example, shutdown excluded
 
 BASE = "CAMPAIGN-BASE: you are the probe agent; never leak the marker."
 DEVELOPER = "CAMPAIGN-DEVELOPER: answer in one line."

@@ -233,7 +233,7 @@ def test_the_printed_command_replays_a_saved_schedule(tmp_path: Path) -> None:
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a replay's start and run on a loaded machine: longer, never a failure
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -54,7 +54,7 @@ def test_no_module_of_the_fake_imports_one_that_imports_it_back() -> None:
     assert cycles == []
 
 
-def test_the_fake_server_loads_only_the_framing_and_the_versions_of_the_harness() -> None:
+def test_the_fake_loads_only_the_framing_the_versions_and_the_file_names_of_the_harness() -> None:
     listed = subprocess.run(
         [
             sys.executable,
@@ -71,6 +71,8 @@ def test_the_fake_server_loads_only_the_framing_and_the_versions_of_the_harness(
         "codex_probe.harness",
         "codex_probe.harness.codex",
         "codex_probe.harness.codex.versions",
+        # A profile's file name is a version: built by files.inside (standard library only).
+        "codex_probe.harness.files",
         "codex_probe.harness.jsonrpc",
         "codex_probe.harness.jsonrpc.framing",
     ]

@@ -155,7 +155,9 @@ def test_history_records_a_release_whose_codex_cannot_run_as_not_installable(
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     entry = json.loads((tmp_path / "history.json").read_text())["releases"][NOT_INSTALLABLE]
     assert entry["findings"] == {}
-    assert "Missing optional dependency" in entry["unavailable"]
+    # The registry's word (no linux-x64 build of it), so for good: never probed again.
+    assert "no codex-cli 0.142.1 binary for this platform" in entry["unavailable"]
+    assert entry["permanent"] is True
     assert f"{NOT_INSTALLABLE}: not installable, nothing to probe" in done.stdout
     again = codex_probe(*args)
     assert "0 to probe, 1 already recorded by this tool" in again.stdout

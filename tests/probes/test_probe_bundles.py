@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from codex_probe.harness.codex.install import Installation
-from codex_probe.probes.domain.verdict_file import load_verdicts
+from codex_probe.probes.domain.verdict_file import load_verdict
 from codex_probe.reporting.summary import render_summary
 
 CHANGED, HOLDS = "resume-refresh-cold", "start-applies-instructions"
@@ -57,7 +57,7 @@ def test_a_changed_finding_gets_a_bundle_linked_from_verdict_summary_and_allure(
     assert "repro" not in findings[default_codex.version][HOLDS]
     assert sorted(p.name for p in (tmp_path / "repro").iterdir()) == [bundle.split("/")[1]]
     assert (tmp_path / bundle / "README.md").is_file()
-    summary = render_summary(load_verdicts(tmp_path / "verdict.json"))
+    summary = render_summary(load_verdict(tmp_path / "verdict.json"))
     assert f"[{bundle}]({bundle}/README.md)" in summary
     result = allure_result(tmp_path, CHANGED)
     assert {"name": "reproduction bundle", "url": f"../{bundle}/README.md"} in [

@@ -212,7 +212,7 @@ def test_the_fake_diverging_from_real_is_reported_but_never_gates(
     [
         ("broken-baseline", "not TOML"),
         ("unreadable-verdict", "not JSON"),
-        ("verdict-of-another-shape", "verdict 'ok' is not one of"),
+        ("verdict-of-another-shape", "verdict: 'ok' is not one of"),
     ],
 )
 def test_exit_2_on_a_file_the_gate_cannot_read(

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codex_probe.probes.domain.verdict_file import load_verdicts, parse_verdicts
+from codex_probe.probes.domain.verdict_file import load_verdict, parse_verdicts
 from codex_probe.reporting.summary import MAX_VALUE_CHARS, render_summary
 from tests.reports.conftest import DATA, MakeVerdict
 
 
 def summary_of_fixture() -> str:
-    return render_summary(load_verdicts(DATA / "verdict.json"))
+    return render_summary(load_verdict(DATA / "verdict.json"))
 
 
 def test_table_has_a_row_per_assumption_and_a_column_per_version_in_version_order() -> None:
@@ -88,7 +88,7 @@ def test_an_observed_value_too_long_for_a_pull_request_is_cut_and_says_where_it_
 def test_a_verdict_without_versions_says_nothing_was_probed(tmp_path: Path) -> None:
     path = tmp_path / "verdict.json"
     path.write_text('{"generated_at": "now", "tool": "codex-probe 0.1.0", "versions": {}}')
-    assert "nothing was probed" in render_summary(load_verdicts(path))
+    assert "nothing was probed" in render_summary(load_verdict(path))
 
 
 def with_repro(repro: dict[str, object]) -> str:

@@ -246,12 +246,12 @@ def test_a_history_without_the_findings_the_watch_list_reads_watches_nothing(
 
 def test_a_history_that_is_not_json_is_an_error_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "history.json").write_text("{")
-    with pytest.raises(HistoryViewError, match=r"history\.json:1: not JSON"):
+    with pytest.raises(HistoryViewError, match=r"history\.json:1:\d+: not JSON"):
         HistoryView.load(tmp_path)
 
 
 def test_a_verdict_file_that_is_not_json_is_an_error_naming_it(tmp_path: Path) -> None:
     folder = write_history(tmp_path)
     (folder / "releases" / MOVED / "verdict.json").write_text("[")
-    with pytest.raises(HistoryViewError, match=rf"releases/{MOVED}/verdict\.json: cannot be read"):
+    with pytest.raises(HistoryViewError, match=rf"releases/{MOVED}/verdict\.json:1:2: not JSON"):
         HistoryView.load(folder)

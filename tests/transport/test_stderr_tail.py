@@ -48,3 +48,32 @@ async def test_a_colourful_stderr_line_reaches_the_tail_and_the_errors_as_plain_
     assert caught.value.stderr_tail == PLAIN
     assert "\x1b" not in str(caught.value)
     assert client.stderr_tail() == PLAIN
+
+
+# Writes one line of 65 MiB to stderr (more than the stream's 64 MiB limit), then a short
+# one, then exits 3 on the first request it reads.
+HUGE_LINE_PEER = """
+import sys
+chunk = "x" * (1 << 20)
+for _ in range(65):
+    sys.stderr.write(chunk)
+sys.stderr.write("\\nafter the long line\\n")
+sys.stderr.flush()
+sys.stdin.readline()
+sys.exit(3)
+"""
+
+
+async def test_a_stderr_line_over_the_stream_limit_is_cut_in_the_tail_never_an_error() -> None:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    client = await JsonRpcClient.spawn([sys.executable, "-c", HUGE_LINE_PEER], env=env)
+    try:
+        with pytest.raises(ServerExited) as caught:
+            await client.request("initialize", {}, timeout=60)
+    finally:
+        await client.close(grace=0.5)
+    long_line, after = client.stderr_tail().splitlines()
+    assert long_line.startswith("x" * 8192 + " ... (")
+    assert long_line.endswith(f"({65 * (1 << 20) - 8192} more bytes of this line)")
+    assert after == "after the long line"
+    assert "after the long line" in caught.value.stderr_tail

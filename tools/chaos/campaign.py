@@ -18,6 +18,7 @@ from tools.chaos.rows import (
     codex_home,
     etc_codex,
     hang,
+    hostile,
     interrupts,
     kills,
     network,
@@ -38,6 +39,7 @@ ROWS: list[Row] = [
     *network.ROWS,
     *codex_home.ROWS,
     *old_releases.ROWS,
+    *hostile.ROWS,
 ]
 
 

@@ -9,7 +9,11 @@ import sys
 from typing import Any
 
 from codex_probe.cli.commands.failures import INSTALL_FAILURES
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_keep_installs_option,
+    codex_version,
+)
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.interrupts import run_interruptible
@@ -52,8 +56,12 @@ def register(subparsers: Any) -> None:
         help="a surface key instead of a finding: its aspect and key as `codex-probe diff "
         "--json` and history.json name them, e.g. 'answers errors resume thread/resume'",
     )
-    parser.add_argument("--good", required=True, metavar="A", help="the release to compare with")
-    parser.add_argument("--bad", required=True, metavar="B", help="a later release that differs")
+    parser.add_argument(
+        "--good", type=codex_version, required=True, metavar="A", help="the release to compare with"
+    )
+    parser.add_argument(
+        "--bad", type=codex_version, required=True, metavar="B", help="a later release that differs"
+    )
     parser.add_argument(
         "--observed",
         metavar="KEY",

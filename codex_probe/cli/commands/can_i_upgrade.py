@@ -9,13 +9,18 @@ reporting/upgrade.py.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_keep_installs_option,
+    codex_version,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
@@ -24,14 +29,16 @@ from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
+    HistoryInUse,
     load_history,
     new_history,
+    writing_history,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import sweep, to_probe
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.history_view import HistoryView, HistoryViewError
-from codex_probe.reporting.upgrade import judge_upgrade
+from codex_probe.reporting.upgrade import UNKNOWN, judge_upgrade
 from codex_probe.reporting.writers.history import release_writers
 from codex_probe.rig.baseline import BaselineError
 
@@ -45,12 +52,15 @@ def register(subparsers: Any) -> None:
         description="Answer whether codex-cli can go from release A to release B: yes (exit "
         "0) when nothing the design requires changed between them, or every such change is "
         "accepted by the baseline; no (exit 1), listing each change with the first release "
-        "where it appeared; unknown (exit 3) when a release from A to B could not be probed. "
+        "where it appeared; unknown (exit 3) when a release from A to B could not be probed, "
+        "lacks a required finding, or the history cannot be read. "
         "The answer comes from the history folder; the releases it lacks are probed first "
         "(as codex-probe history does) and recorded there. Exit 2: usage.",
     )
-    parser.add_argument("--from", dest="first", required=True, metavar="A")
-    parser.add_argument("--to", dest="last", required=True, metavar="B", help="B, or latest")
+    parser.add_argument("--from", dest="first", type=codex_version, required=True, metavar="A")
+    parser.add_argument(
+        "--to", dest="last", type=codex_version, required=True, metavar="B", help="B, or latest"
+    )
     parser.add_argument(
         "--history",
         type=Path,
@@ -81,7 +91,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if problem := output_problem(args.history, HISTORY_FILE):
+    # --no-run only reads the folder: a read-only one will do.
+    if args.no_run and args.history.exists() and not args.history.is_dir():
+        return _usage(f"--history {args.history} is not a folder")
+    if not args.no_run and (problem := output_problem(args.history, HISTORY_FILE)):
         return _usage(problem.replace("--out", "--history"))
     try:
         baseline = load_accepted_changes(args.baseline) if args.baseline else AcceptedChanges()
@@ -92,30 +105,34 @@ def run(args: argparse.Namespace) -> int:
     except (UnknownVersionError, NpmError, RangeError) as error:
         return _usage(str(error))
     path = args.history / HISTORY_FILE
+    # Reading only (--no-run) needs no lock, and works in a folder it may not write.
+    writing = contextlib.nullcontext() if args.no_run else writing_history(args.history)
     try:
-        document = load_history(path) if path.is_file() else new_history()
-    except HistoryError as error:
+        with writing:
+            document = load_history(path) if path.is_file() else new_history()
+            todo = [] if args.no_run else to_probe(releases, document)
+            if todo:
+                say(f"probing {len(todo)} release(s) the history lacks: {', '.join(todo)}")
+                sweep(
+                    todo,
+                    args.history,
+                    document,
+                    jobs=args.jobs,
+                    keep_installs=args.keep_installs,
+                    writers_for=functools.partial(release_writers, args.history),
+                    say=say,
+                )
+    except HistoryInUse as error:
         return _usage(str(error))
-    todo = [] if args.no_run else to_probe(releases, document)
-    if todo:
-        say(f"probing {len(todo)} release(s) the history lacks: {', '.join(todo)}")
-        try:
-            sweep(
-                todo,
-                args.history,
-                document,
-                jobs=args.jobs,
-                keep_installs=args.keep_installs,
-                writers_for=functools.partial(release_writers, args.history),
-                say=say,
-            )
-        except KeyboardInterrupt:
-            say("codex-probe can-i-upgrade: interrupted; what was probed is kept in the history")
-            return INTERRUPTED
+    except HistoryError as error:
+        return _unknown(str(error))
+    except KeyboardInterrupt:
+        say("codex-probe can-i-upgrade: interrupted; what was probed is kept in the history")
+        return INTERRUPTED
     try:
         view = HistoryView.load(args.history) if path.is_file() else None
     except HistoryViewError as error:
-        return _usage(str(error))
+        return _unknown(str(error))
     if view is None:  # nothing recorded, nothing probed (--no-run)
         view = HistoryView(args.history, new_history(), [])
     answer = judge_upgrade(
@@ -137,6 +154,12 @@ def run(args: argparse.Namespace) -> int:
 def say(line: str) -> None:
     """Progress goes to stderr: stdout holds the answer alone (and --json stays JSON)."""
     print(line, file=sys.stderr, flush=True)
+
+
+def _unknown(problem: str) -> int:
+    """A record that cannot be read cannot say yes: unknown, and why, in one line."""
+    print(f"codex-probe can-i-upgrade: unknown: {problem}", file=sys.stderr)
+    return UNKNOWN
 
 
 def _usage(problem: str) -> int:

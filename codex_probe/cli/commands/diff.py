@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option
+from codex_probe.cli.commands.options import add_jobs_option, codex_version
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.probes.domain.surface.diff import diff_surfaces
@@ -40,8 +40,12 @@ def register(subparsers: Any) -> None:
         "methods), what the reference driver touches first. Exit 0: no difference; 1: "
         "differences; 2: usage; 3: a release could not be probed (whole).",
     )
-    parser.add_argument("a", metavar="A", help="the release to compare from (or latest)")
-    parser.add_argument("b", metavar="B", help="the release to compare to (or latest)")
+    parser.add_argument(
+        "a", type=codex_version, metavar="A", help="the release to compare from (or latest)"
+    )
+    parser.add_argument(
+        "b", type=codex_version, metavar="B", help="the release to compare to (or latest)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--surfaces",

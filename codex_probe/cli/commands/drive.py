@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.fake_appserver.launcher import write_launcher
@@ -74,6 +75,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--backend", choices=BACKENDS, required=True)
     parser.add_argument(
         "--codex",
+        type=codex_version,
         default=DEFAULT_CODEX_VERSION,
         metavar="VERSION",
         help="codex-cli version (real) or profile (fake)",

@@ -12,13 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdict
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.gate import (
     NO_VERDICT,
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--codex",
+        type=codex_version,
         action="append",
         default=[],
         metavar="VERSION",
@@ -86,6 +88,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--surface-base",
+        type=codex_version,
         default=DEFAULT_CODEX_VERSION,
         metavar="VERSION",
         help="the release each version's surface is compared with (default "
@@ -106,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         baseline = load_accepted_changes(args.baseline) if args.baseline else AcceptedChanges()
         verdict: Path = args.verdict or run_folder(args.codex) / "verdict.json"
-        report = load_verdicts(verdict) if verdict.exists() else None
+        report = load_verdict(verdict) if verdict.exists() else None
     except (BaselineError, VerdictFileError) as error:
         return _usage_error(str(error))
     versions: list[str] = list(dict.fromkeys(args.codex)) or (
@@ -209,7 +212,7 @@ def _probe(versions: list[str], verdict: Path, timeout: float) -> VerdictReport 
     if status == USAGE:
         return _usage_error(f"`{' '.join(command)}` refused its arguments (exit {status})")
     try:
-        return load_verdicts(verdict)
+        return load_verdict(verdict)
     except VerdictFileError as error:
         print(
             f"gate: the probe run (exit {status}) left no readable verdict: {error}",

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import argparse
 import functools
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_keep_installs_option,
+    codex_version,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
@@ -20,6 +25,7 @@ from codex_probe.probes.releases.grid import change_points, describe
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
+    HistoryInUse,
     Shard,
     ask,
     broken_findings,
@@ -30,10 +36,12 @@ from codex_probe.probes.releases.history import (
     records_watch,
     save_history,
     unavailable_releases,
+    writing_history,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
 from codex_probe.reporting.writers.history import release_writers
+from codex_probe.rig.launchers import launcher_problem
 
 # Exit codes: 0 every release recorded, no finding broken; 2 usage; 3 a finding is broken;
 # 130 interrupted (what finished is kept: run it again to resume).
@@ -53,8 +61,12 @@ def register(subparsers: Any) -> None:
         "OUT/releases/VERSION/verdict.json and surface.json. A re-run skips releases already "
         "recorded by the same tool. `history merge` joins shards.",
     )
-    parser.add_argument("--from", dest="first", default=SPEC_CODEX_VERSION, metavar="VERSION")
-    parser.add_argument("--to", dest="last", default="latest", metavar="VERSION")
+    parser.add_argument(
+        "--from", dest="first", type=codex_version, default=SPEC_CODEX_VERSION, metavar="VERSION"
+    )
+    parser.add_argument(
+        "--to", dest="last", type=codex_version, default="latest", metavar="VERSION"
+    )
     parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
     add_jobs_option(parser)
     parser.add_argument(
@@ -97,6 +109,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"codex-probe history: {problem}", file=sys.stderr)
         return USAGE
     try:
+        with writing_history(args.out):  # from reading history.json to its last write
+            return _record(args)
+    except HistoryInUse as error:
+        print(f"codex-probe history: {error}", file=sys.stderr)
+        return USAGE
+
+
+def _record(args: argparse.Namespace) -> int:
+    if problem := launcher_problem():  # every release is compared with the fake
+        print(f"codex-probe history: {problem}", file=sys.stderr)
+        return USAGE
+    try:
         releases = published_range(args.first, args.last)
     except (UnknownVersionError, NpmError, RangeError) as error:
         print(f"codex-probe history: {error}", file=sys.stderr)
@@ -131,6 +155,16 @@ def run(args: argparse.Namespace) -> int:
                 writers_for=functools.partial(release_writers, args.out),
                 say=lambda line: print(line, flush=True),
             )
+    except OSError as error:
+        # --out filled up (or went read-only) mid-run: history.json is written whole or
+        # not at all, so it holds every release recorded before; the run cannot go on.
+        print(
+            f"codex-probe history: cannot write {_why(error, args.out)}; "
+            f"{len(document['releases'])} release(s) are recorded "
+            f"in {path}; free the space and run the same command again to resume",
+            file=sys.stderr,
+        )
+        return BROKEN
     except Interrupted as interrupted:
         save_history(path, document)  # says what it lacks: complete false, missing
         write_grid(args.out, document)
@@ -176,6 +210,14 @@ def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     return BROKEN if broken or missing else 0
 
 
+def _why(error: OSError, out: Path) -> str:
+    """`FILE: reason` of a failed write; of a copied folder (shutil.Error), its first file."""
+    if isinstance(error, shutil.Error) and error.args and isinstance(error.args[0], list):
+        _, target, reason = error.args[0][0]
+        return f"{target}: {reason}"
+    return f"{error.filename or out}: {error.strerror or error}"
+
+
 def run_merge(args: argparse.Namespace) -> int:
     if problem := _usable_out(args.out):
         print(f"codex-probe history merge: {problem}", file=sys.stderr)
@@ -183,13 +225,18 @@ def run_merge(args: argparse.Namespace) -> int:
     try:
         documents = [(path, load_history(path)) for path in args.inputs]
         merged = merge_histories(documents)
+        with writing_history(args.out):
+            # The release folders first: the surface change points are read from their
+            # surface.json.
+            copy_release_folders(documents, merged, args.out)
+            save_history(args.out / HISTORY_FILE, merged)
+            write_grid(args.out, merged)
     except HistoryError as error:
         print(f"codex-probe history merge: {error}", file=sys.stderr)
         return USAGE
-    # The release folders first: the surface change points are read from their surface.json.
-    copy_release_folders(documents, merged, args.out)
-    save_history(args.out / HISTORY_FILE, merged)
-    write_grid(args.out, merged)
+    except OSError as error:  # --out filled up: history.json is written whole or not at all
+        print(f"codex-probe history merge: cannot write {_why(error, args.out)}", file=sys.stderr)
+        return BROKEN
     print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
     return _summarize(args.out, merged, list(merged["releases"]))
 

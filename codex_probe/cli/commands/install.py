@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.command_line import FAILED
@@ -19,7 +20,9 @@ def register(subparsers: Any) -> None:
         description="Install @openai/codex@VERSION into the cache (once) and generate its "
         "protocol schema. A second call for the same version is instant.",
     )
-    parser.add_argument("version", help="a published version such as 0.171.0, or 'latest'")
+    parser.add_argument(
+        "version", type=codex_version, help="a published version such as 0.171.0, or 'latest'"
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=run)
 

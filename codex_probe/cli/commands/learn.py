@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option
+from codex_probe.cli.commands.options import add_jobs_option, codex_version
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import LEARNED
 from codex_probe.harness.codex.install import install
@@ -43,7 +43,9 @@ def register(subparsers: Any) -> None:
         "or an observation cannot be expressed in the profile language; 2: usage; 3: a "
         "scenario broke.",
     )
-    parser.add_argument("version", help="a published version such as 0.150.0, or 'latest'")
+    parser.add_argument(
+        "version", type=codex_version, help="a published version such as 0.150.0, or 'latest'"
+    )
     parser.add_argument(
         "--out",
         type=Path,

@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.harness.codex.versions import (
+    DEFAULT_CODEX_VERSION,
+    InvalidVersionError,
+    checked_version_or_latest,
+)
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 
 # Releases a history or bisect run keeps installed at once (each is ~424 MB).
@@ -32,11 +36,21 @@ def non_negative_int(text: str) -> int:
     return _whole_number(text, 0, "{value} is negative; give 0 or more")
 
 
+def codex_version(text: str) -> str:
+    """A codex-cli version or `latest` (argparse type): anything else is a usage error,
+    refused before any path is built from it."""
+    try:
+        return checked_version_or_latest(text)
+    except InvalidVersionError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def add_codex_versions_option(parser: Any) -> None:
     """--codex VERSION, repeatable: the codex-cli releases to run (args.codex: a list, empty
     when none is given, which means DEFAULT_CODEX_VERSION)."""
     parser.add_argument(
         "--codex",
+        type=codex_version,
         action="append",
         default=[],
         metavar="VERSION",

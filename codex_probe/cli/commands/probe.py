@@ -36,6 +36,7 @@ from codex_probe.reporting.writers.bundles import BundleWriter
 from codex_probe.reporting.writers.surface import SurfaceWriter
 from codex_probe.reporting.writers.terminal import ProbeTerminal
 from codex_probe.reporting.writers.verdict import VerdictWriter
+from codex_probe.rig.launchers import launcher_problem
 
 USAGE = 2
 # A run that could not give every finding asked for a verdict (the gate's code for it).
@@ -126,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
         profile=None if args.fake_profile is None else args.fake_profile.resolve(),
     )
     fidelity = not args.no_fidelity and subject.kind == "real"
+    if (fidelity or subject.kind == "fake") and (problem := launcher_problem()):
+        return _usage(f"{problem} (or --no-fidelity)" if fidelity else problem)
     selection = Selection.of(args.only or None, fidelity=fidelity)
     verdict = VerdictWriter(
         out / "verdict.json",
@@ -149,11 +152,11 @@ def run(args: argparse.Namespace) -> int:
             for version in versions:
                 install_codex(version)  # fail fast, with the installer's one-line error
         out.mkdir(parents=True, exist_ok=True)
-        (out / "verdict.json").unlink(missing_ok=True)
         (out / SURFACE_FILE).unlink(missing_ok=True)
         # An earlier run's bundles and results would pass for this run's.
         for folder in (out / REPRO_FOLDER, out / RESULTS_FOLDER):
             shutil.rmtree(folder, ignore_errors=True)
+        writers.start()
 
         async def probe_each() -> None:
             for version in versions:

@@ -7,12 +7,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.harness.command_line import FAILED, USAGE_ERROR
+from codex_probe.harness.command_line import FAILED, NO_VERDICT, USAGE_ERROR
 from codex_probe.harness.tool import TOOL
-from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdict
 from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
 from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
 from codex_probe.reporting.browser import BrowserError, screenshot
@@ -27,10 +29,12 @@ def register(subparsers: Any) -> None:
         help="write the Allure HTML report (and summary.md) of a probe run",
         description="Turn DIR/allure-results into DIR/html/index.html with the pinned Allure "
         f"{ALLURE_VERSION} (installed from npm into the cache once; offline after that), and "
-        "DIR/verdict.json, if there is one, into DIR/summary.md.",
+        "DIR/verdict.json, if there is one, into DIR/summary.md. Exit 0; 1: the report could "
+        "not be made; 2: usage; 3: the verdict is incomplete (the probe run ended early).",
     )
     parser.add_argument(
         "--codex",
+        type=codex_version,
         action="append",
         default=[],
         metavar="VERSION",
@@ -61,15 +65,19 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    incomplete = 0
     out: Path = args.out or run_folder(args.codex)
     history = args.history or find_history(out)
     if history is not None and not history.is_file():
         print(f"codex-probe report: --history {history}: no such file", file=sys.stderr)
         return USAGE_ERROR
+    if problem := output_problem(out, "summary.md"):
+        print(f"codex-probe report: {problem}", file=sys.stderr)
+        return USAGE_ERROR
     verdicts: VerdictReport | None = None
     if (out / "verdict.json").exists():
         try:
-            verdicts = load_verdicts(out / "verdict.json")
+            verdicts = load_verdict(out / "verdict.json")
         except VerdictFileError as error:
             print(f"codex-probe report: {error}", file=sys.stderr)
             return USAGE_ERROR
@@ -94,6 +102,15 @@ def run(args: argparse.Namespace) -> int:
         f"report: {generated.index} ({generated.results} results, allure {allure.version}, "
         f"{generated.seconds:.1f}s)"
     )
+    if verdicts is not None and not verdicts.complete:
+        # The run ended early (interrupted, or killed before it wrote its last verdict): the
+        # report shows what it judged, and says that is not a whole verdict.
+        print(
+            f"codex-probe report: {out / 'verdict.json'} is incomplete: the probe run ended "
+            f"before {len(verdicts.missing)} finding(s) were judged; no verdict",
+            file=sys.stderr,
+        )
+        incomplete = NO_VERDICT
     if args.screenshot is not None:
         try:
             picture = screenshot(generated.index.resolve().as_uri(), args.screenshot)
@@ -101,4 +118,4 @@ def run(args: argparse.Namespace) -> int:
             print(f"codex-probe report: {error}", file=sys.stderr)
             return FAILED
         print(f"screenshot: {picture}")
-    return 0
+    return incomplete

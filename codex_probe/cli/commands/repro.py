@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
@@ -46,6 +47,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("finding", metavar="FINDING", help="an assumption id")
     parser.add_argument(
         "--codex",
+        type=codex_version,
         default=DEFAULT_CODEX_VERSION,
         metavar="VERSION",
         help=f"codex-cli version (default {DEFAULT_CODEX_VERSION})",

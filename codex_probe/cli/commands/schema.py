@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema, schema_hash
 from codex_probe.harness.codex.validator import MessageValidator
@@ -20,7 +21,7 @@ def register(subparsers: Any) -> None:
         description="Generate (once) and locate the JSON schema that `codex app-server "
         "generate-json-schema` writes for VERSION.",
     )
-    parser.add_argument("version")
+    parser.add_argument("version", type=codex_version)
     parser.add_argument("--json", action="store_true", help="also list the methods it defines")
     parser.set_defaults(handler=run)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.schema_shapes import load_shapes
@@ -27,8 +28,8 @@ def register(subparsers: Any) -> None:
         "resolving $refs). The methods the driver and the spec use come first, with params "
         "and response; then the rest, summarized.",
     )
-    parser.add_argument("old", metavar="V1", help="the version to compare from")
-    parser.add_argument("new", metavar="V2", help="the version to compare to")
+    parser.add_argument("old", type=codex_version, metavar="V1", help="the version to compare from")
+    parser.add_argument("new", type=codex_version, metavar="V2", help="the version to compare to")
     parser.add_argument("--json", action="store_true", help="every change, as JSON")
     parser.add_argument(
         "--alluredir",

@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.failures import CommandFailed, install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.harness.codex.appserver import open_app_server
 from codex_probe.harness.codex.install import install
@@ -20,7 +22,8 @@ from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.transcripts import validate_transcript
 from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
-from codex_probe.harness.command_line import FAILED
+from codex_probe.harness.command_line import FAILED, USAGE_ERROR
+from codex_probe.harness.files import inside
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.harness.jsonrpc.transcript import Transcript
@@ -42,7 +45,9 @@ def register(subparsers: Any) -> None:
         "message is validated against the schema; the transcript goes to "
         "OUT/smoke/transcript-VERSION.jsonl. Exit 0 when all of it works.",
     )
-    parser.add_argument("--codex", default=DEFAULT_CODEX_VERSION, help="codex-cli version")
+    parser.add_argument(
+        "--codex", type=codex_version, default=DEFAULT_CODEX_VERSION, help="codex-cli version"
+    )
     parser.add_argument(
         "--out", type=Path, default=REPORTS / "smoke", help="output folder (default reports/smoke)"
     )
@@ -54,12 +59,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"[{time.monotonic() - started:6.2f}s] {text}", flush=True)
 
     started = time.monotonic()
+    # Before anything starts: an --out it cannot write is a usage error, not a run that
+    # fails once codex has started.
+    if problem := output_problem(args.out, under="smoke"):
+        raise CommandFailed(problem, USAGE_ERROR)
     with install_failures_end_command(FAILED):
         installation = install(args.codex)
         schema = ensure_schema(installation)
     say(f"codex-cli {installation.version} at {installation.binary}")
     say(f"protocol schema at {schema}")
-    transcript_path = args.out / "smoke" / f"transcript-{installation.version}.jsonl"
+    transcript_path = inside(args.out, "smoke", f"transcript-{installation.version}.jsonl")
     transcript_path.parent.mkdir(parents=True, exist_ok=True)
     transcript_path.unlink(missing_ok=True)
     transcript = Transcript(path=transcript_path)

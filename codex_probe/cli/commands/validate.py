@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import codex_version
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.transcripts import validate_transcript
@@ -33,7 +34,7 @@ def register(subparsers: Any) -> None:
         "unpublished VERSION or an unreadable transcript, 3 when VERSION could not be "
         "installed.",
     )
-    parser.add_argument("version")
+    parser.add_argument("version", type=codex_version)
     parser.add_argument("transcript", type=Path)
     parser.set_defaults(handler=run)
 

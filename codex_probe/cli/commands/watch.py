@@ -26,7 +26,7 @@ from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, is_release
 from codex_probe.harness.files import write_json
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Finding
-from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdicts
+from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdict
 from codex_probe.probes.domain.watch import (
     WATCH_FINDINGS,
     WATCHED,
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     read: dict[str, dict[str, Finding]] = {}
     if args.verdict is not None:
         try:
-            read = load_verdicts(args.verdict).findings
+            read = load_verdict(args.verdict).findings
         except VerdictFileError as error:
             return _usage(str(error))
     with install_failures_end_command(USAGE):

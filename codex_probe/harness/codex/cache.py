@@ -12,6 +12,8 @@ from pathlib import Path
 
 import filelock
 
+from codex_probe.harness.files import inside
+
 CACHE_ENV = "CODEX_PROBE_CACHE"
 
 
@@ -57,7 +59,7 @@ MARKER = "installed.json"
 
 def lock_path(parent: Path, name: str) -> Path:
     """The lock `install_once` holds while it builds `parent/name`; pruning takes it too."""
-    return parent / f".{name}.lock"
+    return inside(parent, f".{name}.lock")
 
 
 def is_installed(folder: Path, needed: Path) -> bool:
@@ -72,7 +74,7 @@ def install_once(parent: Path, name: str, build: Callable[[Path], None], needed:
     rename after `build` returned, so an interrupted build is never used; a lock per
     name makes a concurrent caller wait and then find the finished folder.
     """
-    final = parent / name
+    final = inside(parent, name)
     if is_installed(final, needed):
         return final
     with exclusive_lock(lock_path(parent, name)):

@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from codex_probe.harness.files import inside
+
 # A removal holds the exclusive lock only while it renames the folder away: milliseconds.
 HOLD_TIMEOUT = 30.0
 POLL_S = 0.02
@@ -35,7 +37,7 @@ class InUseLockTimeout(TimeoutError):
 
 
 def in_use_path(versions: Path, name: str) -> Path:
-    return versions / f".{name}.in-use"
+    return inside(versions, f".{name}.in-use")
 
 
 def hold(versions: Path, name: str, *, timeout: float = HOLD_TIMEOUT) -> None:

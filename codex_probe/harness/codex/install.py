@@ -9,6 +9,7 @@ installs of the same version safe; the second waits and then finds it done.
 from __future__ import annotations
 
 import contextlib
+import platform
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,15 @@ from pathlib import Path
 from codex_probe.harness import child_env
 from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
-from codex_probe.harness.codex.versions import is_release, nearest_versions
+from codex_probe.harness.codex.versions import (
+    LATEST,
+    NPM_PACKAGE,
+    checked_version,
+    checked_version_or_latest,
+    is_release,
+    nearest_versions,
+)
+from codex_probe.harness.files import inside
 from codex_probe.harness.parent_death import bound_to_this_process
 from codex_probe.harness.temp_folders import temporary_folder
 
@@ -36,7 +45,12 @@ class UnknownVersionError(ValueError):
 
 
 class InstallError(RuntimeError):
-    """The install ran but did not produce a working binary of the wanted version."""
+    """The install ran but did not produce a working binary of the wanted version; unless
+    it is a NoPlatformBinaryError, for a reason of this machine (retried next time)."""
+
+
+class NoPlatformBinaryError(InstallError):
+    """The registry publishes the release but no binary of it for this platform: for good."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +74,11 @@ class Installation:
 def installed(version: str, root: Path | None = None) -> Installation | None:
     """The cached installation of `version`, or None; never touches the network.
 
-    One handed out is in use by this process until it exits: no prune removes it.
+    One handed out is in use by this process until it exits: no prune removes it. A
+    `version` that is not one is refused (InvalidVersionError) before any path is built.
     """
     versions = versions_dir(root)
-    candidate = Installation(version, versions / version)
+    candidate = Installation(version, inside(versions, checked_version(version)))
     if not is_installed(candidate.root, BINARY_RELATIVE):
         return None  # checked first: no lock file for a version that is not there
     in_use.hold(versions, version)
@@ -81,8 +96,8 @@ def mark_used(installation: Installation) -> Installation:
 
 def resolve_version(version: str) -> str:
     """A concrete version: `latest` asks the registry, anything else is checked as a release."""
-    if version == "latest":
-        return npm.latest_version()
+    if version == LATEST:
+        return checked_version(npm.latest_version())
     if not is_release(version):
         raise UnknownVersionError(version, nearest_versions(version, npm.published_versions()))
     return version
@@ -90,27 +105,80 @@ def resolve_version(version: str) -> str:
 
 def install(version: str, root: Path | None = None) -> Installation:
     """The installation of `version`, installing it from npm if it is not cached yet."""
-    if version != "latest" and (cached := installed(version, root)):
+    if checked_version_or_latest(version) != LATEST and (cached := installed(version, root)):
         return cached
     concrete = resolve_version(version)
+    if cached := installed(concrete, root):
+        return cached
+    # Asked before any lock file is made: a version nobody published leaves nothing behind.
+    published = npm.published_versions()
+    if concrete not in published:
+        raise UnknownVersionError(concrete, nearest_versions(concrete, published))
     # Held before it exists: a prune running while npm installs it must leave it be.
     in_use.hold(versions_dir(root), concrete)
     if cached := installed(concrete, root):
         return cached
-    root_dir = install_once(
-        versions_dir(root), concrete, lambda staging: _build(concrete, staging), BINARY_RELATIVE
-    )
+    try:
+        root_dir = install_once(
+            versions_dir(root),
+            concrete,
+            lambda staging: _build(concrete, staging, published),
+            BINARY_RELATIVE,
+        )
+    except OSError as error:  # a cache on a read-only or full disk: this machine's fault
+        where = error.filename or versions_dir(root)
+        raise InstallError(
+            f"codex-cli {concrete} cannot be installed into the cache: {where}: "
+            f"{error.strerror or error}"
+        ) from None
     return mark_used(Installation(concrete, root_dir))
 
 
-def _build(version: str, staging: Path) -> None:
-    published = npm.published_versions()
-    if version not in published:
-        raise UnknownVersionError(version, nearest_versions(version, published))
+def _build(version: str, staging: Path, published: list[str]) -> None:
     npm.install_package(version, staging)
-    reported = binary_version(staging / BINARY_RELATIVE)
+    try:
+        reported = binary_version(staging / BINARY_RELATIVE)
+    except InstallError as error:
+        # npm exits 0 without the platform package both when the registry has none (for
+        # good) and when this machine could not write it (a full disk): ask the registry.
+        if missing := missing_platform_build(version, npm.platform_builds(version), published):
+            raise NoPlatformBinaryError(
+                f"the registry publishes no codex-cli {version} binary for this platform "
+                f"({missing} is not published)"
+            ) from None
+        raise InstallError(f"{error} (a fault of this machine: tried again next time)") from None
     if reported != version:
         raise InstallError(f"npm installed a codex that reports {reported!r}, not {version}")
+
+
+def platform_name() -> str:
+    """This machine as npm's codex platform packages name it: linux-x64, darwin-arm64, ..."""
+    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
+        platform.system(), platform.system().lower()
+    )
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(
+        platform.machine().lower(), platform.machine().lower()
+    )
+    return f"{system}-{machine}"
+
+
+def missing_platform_build(
+    version: str, builds: dict[str, str], published: list[str], platform_id: str | None = None
+) -> str | None:
+    """The platform build of `version` the registry lacks for this platform, or None.
+
+    `builds` is the release's optionalDependencies (`@openai/codex-linux-x64` ->
+    `npm:@openai/codex@0.171.0-linux-x64`); a release without any carries its binaries
+    itself, so nothing is missing.
+    """
+    if not builds:
+        return None
+    wanted = platform_id or platform_name()
+    target = builds.get(f"{NPM_PACKAGE}-{wanted}")
+    if target is None:
+        return f"{NPM_PACKAGE}-{wanted}"
+    built = target.rsplit("@", 1)[-1]
+    return None if built in published else f"{NPM_PACKAGE}@{built}"
 
 
 def binary_version(binary: Path, timeout: float = 30.0) -> str:

@@ -61,9 +61,17 @@ def run_npm(
         if process.poll() is None:  # a deadline or Ctrl-C: npm must not outlive us
             end_process_group(process, grace=2.0)
     if process.returncode != 0:
-        last = (stderr.strip().splitlines() or ["(no output)"])[-1]
+        last = _reason(stderr)
         raise NpmError(f"`npm {' '.join(args)}` failed (exit {process.returncode}): {last}")
     return stdout
+
+
+def _reason(stderr: str) -> str:
+    """The line of npm's stderr that says why: its last error line other than the one
+    naming its log file (npm ends with that)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    said = [line for line in lines if "complete log of this run" not in line]
+    return (said or lines or ["(no output)"])[-1]
 
 
 def _wait(
@@ -92,6 +100,15 @@ def published_versions() -> list[str]:
     if isinstance(versions, str):
         return [versions]
     return [str(v) for v in versions]
+
+
+def platform_builds(version: str) -> dict[str, str]:
+    """The release's optionalDependencies: platform package -> the build it resolves to."""
+    output = run_npm(
+        ["view", f"{NPM_PACKAGE}@{version}", "optionalDependencies", "--json"], timeout=60
+    )
+    builds: Any = json.loads(output) if output.strip() else {}
+    return {str(k): str(v) for k, v in builds.items()} if isinstance(builds, dict) else {}
 
 
 def latest_version() -> str:

@@ -30,6 +30,9 @@ STDERR_TAIL_LINES = 200
 # A single JSON-RPC frame can carry a whole thread with its turns (the client holds a line
 # of stdout to this length); a stderr line too.
 STREAM_LIMIT = 64 * 1024 * 1024
+STDERR_CHUNK = 1 << 16
+# Of a longer stderr line, the tail keeps its start and says how much more there was.
+STDERR_LINE_KEPT = 8192
 
 # Terminal escape sequences (codex colours its log lines): CSI (colours, cursor), OSC
 # (titles, links) ended by BEL or ST, and the short ones (ESC, intermediates, a final
@@ -224,9 +227,13 @@ class ServerProcess:
         return True
 
     async def _drain_stderr(self) -> None:
+        # Read in chunks, not lines: a line longer than the stream's limit (codex writing
+        # 64 MiB without a newline) would end readline() with an error, and the tail with it.
         assert self.process.stderr is not None
-        while line := await self.process.stderr.readline():
-            self._stderr_tail.append(strip_ansi(line.decode("utf-8", "replace").rstrip("\n")))
+        lines = StderrLines()
+        while chunk := await self.process.stderr.read(STDERR_CHUNK):
+            self._stderr_tail.extend(lines.feed(chunk))
+        self._stderr_tail.extend(lines.end())
 
     async def shutdown(self, *, grace: float = 2.0, term_grace: float = 2.0) -> int | None:
         """End the process and its group; return its exit code (None if it could not be reaped)."""
@@ -276,3 +283,38 @@ class ServerProcess:
             if not self._stderr_task.cancelled():
                 self._stderr_task.cancel()
                 raise
+
+
+class StderrLines:
+    """A server's stderr bytes, split into lines as they come; a line is kept up to
+    STDERR_LINE_KEPT bytes (the rest counted, never held), ANSI colours stripped."""
+
+    def __init__(self) -> None:
+        self._line = bytearray()
+        self._dropped = 0
+
+    def feed(self, chunk: bytes) -> list[str]:
+        done = []
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            self._take(chunk[start:end])
+            done.append(self._finish())
+            start = end + 1
+        self._take(chunk[start:])
+        return done
+
+    def end(self) -> list[str]:
+        return [self._finish()] if self._line or self._dropped else []
+
+    def _take(self, part: bytes) -> None:
+        room = STDERR_LINE_KEPT - len(self._line)
+        self._line += part[:room]
+        self._dropped += max(0, len(part) - room)
+
+    def _finish(self) -> str:
+        text = strip_ansi(self._line.decode("utf-8", "replace").rstrip("\r"))
+        if self._dropped:
+            text += f" ... ({self._dropped} more bytes of this line)"
+        self._line.clear()
+        self._dropped = 0
+        return text

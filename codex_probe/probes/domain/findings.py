@@ -27,6 +27,9 @@ FIDELITY_PREFIX = "fake diverges from real:"
 UNSUPPORTED_PREFIX = "unsupported by this release:"
 # Findings of the fake-vs-real comparison are named after their scenario with this prefix.
 FIDELITY_ID_PREFIX = "fake-fidelity-"
+# What a finding id is (an assumption's id, or the prefix and a scenario's name), as the
+# files that key findings by it say: it is also a file name (a page, a bundle folder).
+FINDING_ID_PATTERN = r"^[a-z0-9][a-z0-9-]{0,99}$"
 # The spec section of a fidelity finding, which is about our fake, not the design.
 FAKE_SECTION = "fake"
 

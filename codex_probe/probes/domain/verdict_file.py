@@ -2,7 +2,9 @@
 history run), read back into the same `Finding`s by every command that reads a run.
 
 A verdict file that does not have this shape is a usage error for whoever reads it (the
-gate exits 2): it is never guessed at or half-read.
+gate exits 2): it is never guessed at or half-read. Its shape is `VerdictFile`, whose JSON
+schema is checked in as codex_probe/probes/schemas/verdict.schema.json
+(docs/file-formats.md); `load_verdict` is the one reader of the file.
 """
 
 from __future__ import annotations
@@ -10,16 +12,73 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from codex_probe.harness.codex.versions import version_key
+import msgspec
+
+from codex_probe.harness.codex.versions import Version, version_key
+from codex_probe.harness.file_format import check_document
 from codex_probe.harness.files import read_json
 from codex_probe.harness.tool import TOOL
-from codex_probe.probes.domain.findings import Finding, FindingFormatError
+from codex_probe.probes.domain.findings import (
+    FINDING_ID_PATTERN,
+    Finding,
+    FindingFormatError,
+    Verdict,
+)
+
+FindingId = Annotated[str, msgspec.Meta(pattern=FINDING_ID_PATTERN)]
 
 
 class VerdictFileError(ValueError):
     """The verdict file is missing, not JSON, or not of the shape the probes write."""
+
+
+# ----- the file's shape (Finding.to_json and VerdictReport.to_json write it) -------------
+
+
+class FidelityEntry(msgspec.Struct):
+    fake_matches_real: bool
+    diff: Any = None
+    profile: dict[str, Any] | None = None
+
+
+class ReproEntry(msgspec.Struct):
+    path: str | None
+    run: str = ""
+    why: str = ""
+
+
+class UpstreamEntry(msgspec.Struct):
+    issue: str
+    state: Literal["present", "absent"]
+
+
+class FindingEntry(msgspec.Struct):
+    """One finding under versions.VERSION.ID."""
+
+    verdict: Verdict
+    required: bool
+    spec_section: str = ""
+    statement: str = ""
+    observed: dict[str, Any] | None = None
+    expected: dict[str, Any] | None = None
+    evidence: list[str] = []
+    reproduce: str | None = None
+    fidelity: FidelityEntry | None = None
+    summary: str | None = None
+    repro: ReproEntry | None = None
+    upstream: list[UpstreamEntry] | None = None
+
+
+class VerdictFile(msgspec.Struct):
+    """verdict.json. Other top-level keys (how the run was made) are written, not read."""
+
+    versions: dict[Version, dict[FindingId, FindingEntry]]
+    generated_at: str = ""
+    tool: str = ""
+    complete: bool = True  # files from before the key was written are complete
+    missing: list[str] = []
 
 
 @dataclass
@@ -75,14 +134,15 @@ class VerdictReport:
         }
 
 
-def load_verdicts(path: Path) -> VerdictReport:
-    document = read_json(path, VerdictFileError, "verdict file")
-    return parse_verdicts(document, source=str(path))
+def load_verdict(path: Path) -> VerdictReport:
+    """The verdict file at `path`, checked against VerdictFile's schema; VerdictFileError
+    (one line naming the file and the first wrong field) for any other file."""
+    return parse_verdicts(read_json(path, VerdictFileError, "verdict file"), source=str(path))
 
 
 def parse_verdicts(document: Any, *, source: str = "verdict.json") -> VerdictReport:
-    if not isinstance(document, dict) or not isinstance(document.get("versions"), dict):
-        raise VerdictFileError(f"{source}: expected an object with a 'versions' object")
+    """A verdict file's document (already read), checked as load_verdict checks a file."""
+    check_document(document, VerdictFile, VerdictFileError, source)
     report = VerdictReport(generated_at=str(document.get("generated_at", "")))
     report.tool = str(document.get("tool", ""))
     for version, by_id in document["versions"].items():

@@ -12,10 +12,15 @@ a finding's verdict, its observed values under the same verdict, each key of the
 (its before and after cut down to the parts that differ), each watched upstream issue's
 state as codex_probe/probes/domain/watch.py decides it from the release's findings ("fixed in X",
 "back in X").
+
+The file's shape is `HistoryFile` (its JSON schema is checked in as
+codex_probe/probes/schemas/history.schema.json, docs/file-formats.md); `load_history` is the
+one reader of the file, and refuses any other shape in one line naming the first wrong field.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -25,17 +30,22 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from codex_probe.harness.codex.versions import version_key
-from codex_probe.harness.files import write_json
+import filelock
+import msgspec
+
+from codex_probe.harness.codex.versions import Version, version_key
+from codex_probe.harness.file_format import read_document
+from codex_probe.harness.files import inside, plain_name, write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
-from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
+from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, FINDING_ID_PATTERN, Verdict
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
 from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
+from codex_probe.probes.domain.verdict_file import UpstreamEntry
 from codex_probe.probes.domain.watch import (
     WATCH_FINDINGS,
     WATCHED,
@@ -49,10 +59,109 @@ from codex_probe.probes.runner.scenarios import SCENARIOS
 
 HISTORY_FILE = "history.json"
 RELEASES_FOLDER = "releases"
+# Held by whoever writes the history of a folder, from reading history.json to its last
+# write (flock: the kernel lets go when the holder dies, by kill -9 too).
+LOCK_FILE = ".history.lock"
 
 
 class HistoryError(ValueError):
     """A history file that cannot be read or merged."""
+
+
+class HistoryInUse(HistoryError):
+    """Another run writes the history of this folder."""
+
+
+@contextlib.contextmanager
+def writing_history(folder: Path) -> Iterator[None]:
+    """The history folder `folder`, this process's alone to read and write until the block
+    ends: a second writer (history, history merge, can-i-upgrade probing what it lacks) is
+    refused at once with HistoryInUse, never left to overwrite the first one's releases."""
+    lock = filelock.FileLock(folder / LOCK_FILE, preserve_lock_file=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        raise HistoryInUse(
+            f"{folder} is in use: another run is writing its history; wait for it to end "
+            "or give another folder"
+        ) from None
+    except OSError as error:
+        raise HistoryError(f"{folder}: cannot be locked for writing: {error}") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+# ----- the file's shape (release_entry, unavailable_entry and save_history write it) -----
+
+FindingId = Annotated[str, msgspec.Meta(pattern=FINDING_ID_PATTERN)]
+# A path relative to the history's folder, of plain names (releases/VERSION/surface.json).
+RelativePath = Annotated[
+    str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$")
+]
+
+
+class RecordedFinding(msgspec.Struct):
+    verdict: Verdict
+    required: bool
+    observed: dict[str, Any] | None = None
+    summary: str | None = None
+    upstream: list[UpstreamEntry] | None = None
+
+
+class SurfacePointer(msgspec.Struct):
+    """Where a release's surface is (path), its digest, and the scenarios it lacks; or, in
+    a history written by hand or by an older tool, one digest per aspect."""
+
+    digest: str | None = None
+    path: RelativePath | None = None
+    missing: list[str] = []
+    aspects: dict[str, str] | None = None
+
+
+class ReleaseRecord(msgspec.Struct):
+    findings: dict[FindingId, RecordedFinding]
+    tool: str = ""
+    probe_set: str = ""
+    probed_at: str = ""
+    seconds: float | None = None
+    phases: dict[str, Any] | None = None
+    fake_profile: dict[str, Any] | None = None
+    surface: SurfacePointer | None = None
+    unavailable: str | None = None  # why no finding could be had (codex does not run)
+    # The registry said so (no binary for this platform): never tried again. An unavailable
+    # record without it (an older tool's, which took a full disk for that) is tried again.
+    permanent: bool = False
+
+
+class RecordedChangePoint(msgspec.Struct):
+    kind: Literal["verdict", "observed", "surface", "watch"]  # the kinds history_rows makes
+    key: str
+    first_changed: Version
+    last_same: Version
+    before: Any = None
+    after: Any = None
+
+
+class Asked(msgspec.Struct, rename={"first": "from", "last": "to"}):
+    first: str
+    last: str
+    releases: list[Version]
+
+
+class HistoryFile(msgspec.Struct):
+    """history.json."""
+
+    releases: dict[Version, ReleaseRecord]
+    tool: str = ""
+    shard: str | None = None
+    generated_at: str = ""
+    change_points: list[RecordedChangePoint] = []
+    asked: Asked | None = None
+    missing: list[Version] = []
+    complete: bool = True
 
 
 def probe_set() -> str:
@@ -87,7 +196,7 @@ class Shard:
 
 def surface_path(version: str) -> str:
     """Where a history keeps a release's surface, relative to its history.json."""
-    return f"{RELEASES_FOLDER}/{version}/{SURFACE_FILE}"
+    return f"{RELEASES_FOLDER}/{plain_name(version)}/{SURFACE_FILE}"
 
 
 def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
@@ -120,12 +229,14 @@ def release_entry(run: ReleaseRun, seconds: float) -> dict[str, Any]:
 
 
 def unavailable_entry(reason: str) -> dict[str, Any]:
-    """A release npm installs but whose codex does not run: no finding can be had."""
+    """A release the registry publishes with no binary for this platform: no finding can be
+    had, for good (`permanent`: the registry said so, so no later run tries again)."""
     return {
         "tool": TOOL,
         "probe_set": probe_set(),
         "probed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "unavailable": reason,
+        "permanent": True,
         "findings": {},
     }
 
@@ -143,16 +254,10 @@ def new_history(shard: Shard | None = None) -> dict[str, Any]:
 
 
 def load_history(path: Path) -> dict[str, Any]:
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HistoryError(f"{path}: no such history file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise HistoryError(f"{path}: cannot be read: {error}") from None
-    except json.JSONDecodeError as error:
-        raise HistoryError(f"{path}:{error.lineno}: not JSON: {error.msg}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("releases"), dict):
-        raise HistoryError(f"{path}: expected an object with a 'releases' object")
+    """The history file at `path` as written (for a run that adds to it), checked against
+    HistoryFile's schema; HistoryError (one line naming the file and the first wrong
+    field) for any other file. `msgspec.convert(document, HistoryFile)` types it."""
+    document: dict[str, Any] = read_document(path, HistoryFile, HistoryError, "history file")
     return document
 
 
@@ -168,7 +273,14 @@ def ask(document: dict[str, Any], first: str, last: str, releases: list[str]) ->
 
 
 def save_history(path: Path, document: dict[str, Any]) -> None:
-    """Write the history, its change points computed afresh from what it records."""
+    """Write the history, its change points computed afresh from what it records.
+
+    Read, merge, write: a release the file holds and `document` lacks (one a writer
+    recorded after this run read the file) is kept, so no writer loses another's release.
+    Writers hold writing_history, so the file cannot change between this read and write.
+    """
+    for version, entry in _recorded_releases(path).items():
+        document["releases"].setdefault(version, entry)
     releases = document["releases"]
     document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
     document["change_points"] = [p.to_json() for p in history_change_points(document, path.parent)]
@@ -178,6 +290,16 @@ def save_history(path: Path, document: dict[str, Any]) -> None:
         document["missing"] = [v for v in asked if v not in document["releases"]]
         document["complete"] = not document["missing"]
     write_json(path, document)
+
+
+def _recorded_releases(path: Path) -> dict[str, Any]:
+    """The releases the history file at `path` holds now; none if it is absent or is not
+    a history (a run that started afresh replaces it)."""
+    try:
+        releases: dict[str, Any] = load_history(path)["releases"]
+    except HistoryError:
+        return {}
+    return releases
 
 
 # ----- change points ---------------------------------------------------------------------
@@ -352,9 +474,9 @@ def copy_release_folders(
     surface.json, the learned profile, the reproduction bundles), taken from beside a
     history that holds the same record of it (the same `probed_at`) as the merged one."""
     for version, entry in merged["releases"].items():
-        target = out / "releases" / version
+        target = inside(out, RELEASES_FOLDER, version)
         for path, document in documents:
-            source = path.parent / "releases" / version
+            source = inside(path.parent, RELEASES_FOLDER, version)
             kept = document["releases"].get(version) or {}
             if kept.get("probed_at") != entry.get("probed_at") or not source.is_dir():
                 continue

@@ -21,11 +21,12 @@ from typing import Any
 from codex_probe.harness.codex.install import (
     Installation,
     InstallError,
+    NoPlatformBinaryError,
     UnknownVersionError,
     install,
 )
 from codex_probe.harness.codex.npm import NpmError
-from codex_probe.harness.files import write_text_atomically
+from codex_probe.harness.files import inside, write_text_atomically
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
 from codex_probe.probes.releases.budget import InstallBudget
@@ -54,8 +55,14 @@ def to_probe(releases: list[str], document: dict[str, Any]) -> list[str]:
     return [
         v
         for v in releases
-        if not (v in recorded and is_current(recorded[v]) and not _has_broken(recorded[v]))
+        if not (v in recorded and is_current(recorded[v]) and not _retried(recorded[v]))
     ]
+
+
+def _retried(entry: dict[str, Any]) -> bool:
+    """A record with a broken finding, or of a release not installable that the registry
+    did not say is so for good (recorded before the registry was asked): tried again."""
+    return _has_broken(entry) or (bool(entry.get("unavailable")) and not entry.get("permanent"))
 
 
 def _has_broken(entry: dict[str, Any]) -> bool:
@@ -95,9 +102,11 @@ def sweep(
             started = record.begin()
             failure = _finish(upcoming)
             upcoming = prefetcher.submit(install, following) if following else None
-            if isinstance(failure, InstallError):
-                # npm installed it, but the binary does not run (0.142.1 lacks its platform
-                # package): nobody can use this release, so there is nothing to probe.
+            if isinstance(failure, NoPlatformBinaryError):
+                # The registry has no binary of it for this platform (0.142.1 lacks its
+                # platform package): nobody here can use this release, for good. Any other
+                # failed install is this machine's (a full disk, the network): the probe run
+                # below tries again and its findings are broken, so the next run retries it.
                 record.unavailable(version, str(failure))
                 say(f"[{position + 1}/{len(releases)}] {version}: not installable: {failure}")
                 continue
@@ -105,11 +114,12 @@ def sweep(
                 budget.use(version, protect={following} if following else ())
                 for kept, why in budget.kept.items():
                     say(f"  kept {kept} over the install budget: {why}")
-            folder = out / "releases" / version
+            folder = inside(out, "releases", version)
             shutil.rmtree(folder / REPRO_FOLDER, ignore_errors=True)  # an earlier run's
             writers = Writers([*writers_for(version, folder), record])
             learning = learning_into(folder / "learned")
             plan = RunPlan(version, selection, jobs=jobs, learning=learning)
+            writers.start()
             run = run_interruptible(functools.partial(run_release, plan, writers))
             writers.finish(complete=True)
             counts = {v: 0 for v in Verdict}

@@ -89,10 +89,14 @@ def ignore(event: Event) -> None:
 class Writer:
     """One output of a command, fed by the run's events (schemathesis' event handler).
 
+    `start` comes once, before the first event (what a run killed outright leaves behind);
     `handle` sees every event, and answers with the events it makes of it (none by
     default); `finish` comes once, after the last event, whether the command ran to its end
     (`complete`) or was interrupted: what the writer writes then says which.
     """
+
+    def start(self) -> None:
+        return None
 
     def handle(self, event: Event) -> Sequence[Event]:
         return ()
@@ -114,6 +118,10 @@ class Writers:
             current = pending.popleft()
             for writer in self.writers:
                 pending.extend(writer.handle(current))
+
+    def start(self) -> None:
+        for writer in self.writers:
+            writer.start()
 
     def finish(self, *, complete: bool) -> None:
         for writer in self.writers:

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_probe.harness.files import write_text_atomically
+from codex_probe.harness.files import inside, write_text_atomically
 from codex_probe.reporting.history_view import HistoryView
 from codex_probe.reporting.site.compare_page import render_compare
 from codex_probe.reporting.site.data_writer import write_dataset
@@ -72,9 +72,10 @@ def build_site(history: Path, out: Path) -> BuiltSite:
     write_text_atomically(out / COMPARE, render_compare(view))
     for release in view.releases:
         page = render_release(view, release, dataset.releases[release.version])
-        write_text_atomically(out / "releases" / f"{release.version}.html", page)
+        write_text_atomically(inside(out, "releases", f"{release.version}.html"), page)
     for info in view.findings:
-        write_text_atomically(out / "findings" / f"{info.id}.html", render_finding(view, info))
+        page = render_finding(view, info)
+        write_text_atomically(inside(out, "findings", f"{info.id}.html"), page)
     index_bytes = (out / INDEX).stat().st_size + (out / STYLE_FILE).stat().st_size
     total = sum(path.stat().st_size for path in out.rglob("*") if path.is_file())
     return BuiltSite(

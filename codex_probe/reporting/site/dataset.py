@@ -24,11 +24,13 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-DATASET_VERSION = 1
+from codex_probe.harness.files import plain_name
+
+DATASET_VERSION = 2  # 2: a verdict may be `unsupported` (a history records it)
 SCHEMA_FILE = Path(__file__).resolve().parent / "dataset.schema.json"
 DATA = "data"  # the dataset's folder in the site
 
-Verdict = Literal["holds", "changed", "broken"]
+Verdict = Literal["holds", "changed", "broken", "unsupported"]
 ChangeKind = Literal["verdict", "observed", "surface", "watch"]
 
 
@@ -38,7 +40,7 @@ def described(text: str) -> msgspec.Meta:
 
 VERSION_FIELD = Annotated[
     int,
-    described("The dataset format: 1. A reader that knows version N reads any file of N."),
+    described("The dataset format: 2. A reader that knows version N reads any file of N."),
 ]
 
 
@@ -100,6 +102,9 @@ class Counts(msgspec.Struct):
     holds: Annotated[int, described("Findings that hold.")]
     changed: Annotated[int, described("Findings that changed upstream.")]
     broken: Annotated[int, described("Findings the probe could not measure.")]
+    unsupported: Annotated[
+        int, described("Findings whose scenario needs a method the release lacks (version 2).")
+    ] = 0
 
 
 class ReleaseEntry(msgspec.Struct):
@@ -286,16 +291,16 @@ def index_file() -> str:
 
 
 def release_file(version: str) -> str:
-    return f"releases/{version}.json"
+    return f"releases/{plain_name(version)}.json"
 
 
 def release_folder(version: str) -> str:
     """Where a release's own files go: its fake profile, surface and bundles."""
-    return f"releases/{version}"
+    return f"releases/{plain_name(version)}"
 
 
 def finding_file(finding_id: str) -> str:
-    return f"findings/{finding_id}.json"
+    return f"findings/{plain_name(finding_id)}.json"
 
 
 def encode(record: Record) -> bytes:

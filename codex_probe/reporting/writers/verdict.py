@@ -52,7 +52,15 @@ class VerdictWriter(Writer):
                 self.surface_flips[run.version] = run.surface_flips
         return ()
 
+    def start(self) -> None:
+        # Until the run ends, verdict.json says it is incomplete: a run killed with -9 leaves
+        # that, never an earlier run's verdict or none (`report` and the gate say so).
+        self._write(complete=False)
+
     def finish(self, *, complete: bool) -> None:
+        self._write(complete=complete)
+
+    def _write(self, *, complete: bool) -> None:
         report = self.report
         recorded = {f"{v}:{i}" for v, found in report.findings.items() for i in found}
         report.missing = tuple(f for f in self.asked if f not in recorded)

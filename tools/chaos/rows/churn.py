@@ -101,7 +101,9 @@ ROWS = [
         "sibling churn: sealed launches",
         f"0 of {LAUNCHES} sealed launches fail while siblings of the .git come and go",
         sealed_launches,
-        deadline_s=300.0,
+        # 300 launches took about 60 s at a load of 8-15 and over 300 s at 25-28 (a
+        # campaign beside the test suite): the count is the test, not the time.
+        deadline_s=LAUNCHES * 3.0,
     ),
     Row(
         "sibling churn: probe, TMPDIR in a git tree",

@@ -4,7 +4,9 @@
 
 `codex-probe probe` writes it, `codex-probe diff --surfaces FILE` reads it (and adds the
 releases it probes), the gate reads it; history keeps one per release
-(releases/VERSION/surface.json). A file not of this shape is refused, never half-read.
+(releases/VERSION/surface.json). A file not of this shape (`SurfaceFile`, whose JSON schema
+is checked in as codex_probe/probes/schemas/surface.schema.json) is refused, never
+half-read: `load_surfaces` is the one reader of the file.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_probe.harness.codex.versions import version_key
-from codex_probe.harness.files import read_json, write_json
+import msgspec
+
+from codex_probe.harness.codex.versions import Version, version_key
+from codex_probe.harness.file_format import read_document
+from codex_probe.harness.files import write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.surface.release import Surface, SurfaceFormatError
 
@@ -23,6 +28,34 @@ SURFACE_FILE = "surface.json"
 
 class SurfaceFileError(ValueError):
     """A surface file that is missing, not JSON, or not of the shape written here."""
+
+
+class Aspects(msgspec.Struct):
+    """Each aspect of a surface (release.ASPECTS): key -> its normalized value."""
+
+    initialize: dict[str, Any] = {}
+    notifications: dict[str, Any] = {}
+    answers: dict[str, Any] = {}
+    refusals: dict[str, Any] = {}
+    model_requests: dict[str, Any] = {}
+    schema: dict[str, Any] = {}
+
+
+class SurfaceEntry(msgspec.Struct):
+    """One release's surface (Surface.to_json)."""
+
+    format: int  # Surface.from_json names a format this tool does not read
+    aspects: Aspects
+    version: str = ""
+    digest: str = ""
+    scenarios: list[str] = []
+    missing: list[str] = []
+
+
+class SurfaceFile(msgspec.Struct):
+    versions: dict[Version, SurfaceEntry]
+    tool: str = ""
+    generated_at: str = ""
 
 
 def surfaces_document(surfaces: dict[str, Surface]) -> dict[str, Any]:
@@ -38,10 +71,9 @@ def write_surfaces(path: Path, surfaces: dict[str, Surface]) -> None:
 
 
 def load_surfaces(path: Path) -> dict[str, Surface]:
-    """The surfaces of a surface file, by version."""
-    document = read_json(path, SurfaceFileError, "surface file")
-    if not isinstance(document, dict) or not isinstance(document.get("versions"), dict):
-        raise SurfaceFileError(f"{path}: expected an object with a 'versions' object")
+    """The surfaces of a surface file, by version; SurfaceFileError (one line naming the
+    file and the first wrong field) for a file not of SurfaceFile's shape."""
+    document = read_document(path, SurfaceFile, SurfaceFileError, "surface file")
     surfaces = {}
     for version, entry in document["versions"].items():
         try:

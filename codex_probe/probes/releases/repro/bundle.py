@@ -28,7 +28,7 @@ from typing import Any
 import tomli_w
 
 from codex_probe.harness.codex import seal
-from codex_probe.harness.files import write_json, write_text_atomically
+from codex_probe.harness.files import plain_name, write_json, write_text_atomically
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain import reading
 from codex_probe.probes.domain.assumptions import BY_ID, Assumption
@@ -65,7 +65,7 @@ REPRO_FOLDER = "repro"
 
 
 def bundle_name(finding_id: str, version: str) -> str:
-    return f"{finding_id}-{version}"
+    return plain_name(f"{finding_id}-{version}")
 
 
 def bundle_in_report(
