@@ -40,6 +40,8 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.report",
     "codex_probe.cli.commands.gate",
     "codex_probe.cli.commands.can_i_upgrade",
+    "codex_probe.cli.commands.record",
+    "codex_probe.cli.commands.verify",
     "codex_probe.cli.commands.schema_diff",
 )
 

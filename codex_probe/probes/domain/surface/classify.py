@@ -196,12 +196,12 @@ def _fields(
     for path in sorted(old.keys() - new.keys()):
         if _under(path, gone_variants):
             continue
-        yield (
-            ("request-field-removed" if sends else "response-field-removed"),
-            where(path),
-            old[path],
-            None,
-        )
+        if sends:
+            rule = "request-field-removed"
+        else:  # a field only ever seen as null (an answer's shape) read absent is no news
+            only_null = old[path] == "null"
+            rule = "response-null-field-removed" if only_null else "response-field-removed"
+        yield rule, where(path), old[path], None
     for path in sorted(new.keys() - old.keys()):
         if _under(path, new_variants):
             continue

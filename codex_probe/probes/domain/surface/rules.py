@@ -128,6 +128,13 @@ RULES: tuple[Rule, ...] = (
     Rule("response-field-removed", ERR, "receives", "a client reading it finds nothing"),
     Rule("response-field-added", INFO, "receives", "a new field: a client may ignore it"),
     Rule(
+        "response-null-field-removed",
+        INFO,
+        "receives",
+        "a field the client only ever received as null is absent: a decoder that reads a "
+        "missing field as null sees no change",
+    ),
+    Rule(
         "response-field-retyped",
         ERR,
         "receives",
