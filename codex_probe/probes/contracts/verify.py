@@ -317,7 +317,10 @@ async def _replay_process(
                 await client.notify(interaction.method, params)
                 check.replayed = True
                 continue
-            check.found += await _request(client, interaction, params, replay, windows[index])
+            earlier = windows[index - 1] if index else []
+            check.found += await _request(
+                client, interaction, params, replay, windows[index], earlier
+            )
             check.replayed = True
         _take(client, windows[-1])
     except JsonRpcError as error:  # a transport failure: the rest cannot be told
@@ -359,6 +362,7 @@ async def _request(
     params: Any,
     replay: _Replay,
     window: list[tuple[str, Any]],
+    earlier: list[tuple[str, Any]],
 ) -> list[Classified]:
     found: list[Classified] = []
     try:
@@ -391,15 +395,22 @@ async def _request(
     elif interaction.received is not None and interaction.received != shape(result):
         found += classify("answers", interaction.method, interaction.received, shape(result))
     replay.learn(interaction.ids, result)
-    found += await _awaited(client, interaction, replay, window)
+    found += await _awaited(client, interaction, replay, window, earlier)
     return found
 
 
 async def _awaited(
-    client: JsonRpcClient, interaction: Interaction, replay: _Replay, window: list[tuple[str, Any]]
+    client: JsonRpcClient,
+    interaction: Interaction,
+    replay: _Replay,
+    window: list[tuple[str, Any]],
+    earlier: list[tuple[str, Any]],
 ) -> list[Classified]:
     """Wait for every lifecycle notification codex sent after this request when recorded;
-    then compare what came with what came then."""
+    then compare what came with what came then. One that came before this request was sent,
+    after the one before it, counts too: whether codex sends it before or after a quick
+    client's next request is a race (0.120.0's `thread/started` after the thread/start
+    answer, measured both ways)."""
     deadline = time.monotonic() + NOTIFICATION_TIMEOUT
     for label in dict.fromkeys(interaction.notifications):
         method = label.split(":", 1)[0].removesuffix(" (request)")
@@ -407,7 +418,7 @@ async def _awaited(
         def matches(note: Any, wanted: str = label) -> bool:
             return notification_label({"method": note.method, "params": note.params}) == wanted
 
-        if any(seen == label for seen, _ in window) or any(
+        if any(seen == label for seen, _ in [*earlier, *window]) or any(
             matches(n) for n in client.notifications
         ):
             continue
@@ -417,15 +428,17 @@ async def _awaited(
             )
     _take(client, window)
     found: list[Classified] = []
-    seen = {label for label, _ in window}
     for label in dict.fromkeys(interaction.notifications):
-        if label not in seen:
+        # Its own window's, else the one before it (a race: see above).
+        came = [n for said, n in window if said == label] or [
+            n for said, n in earlier if said == label
+        ]
+        if not came:
             found.append(_rule("notification-no-longer-sent", "", label, None))
             continue
         shapes: dict[str, str] = {}
-        for said, note in window:
-            if said == label:
-                shapes = merged_shape(shapes, note.params)
+        for note in came:
+            shapes = merged_shape(shapes, note.params)
         recorded = interaction.notification_shapes.get(label)
         if recorded is not None and recorded != shapes:
             for rule in classify("notifications", label, recorded, shapes):
@@ -434,8 +447,7 @@ async def _awaited(
                         rule.rule, rule.severity, f"{label}: {rule.where}", rule.before, rule.after
                     )
                 )
-        first = next(note for said, note in window if said == label)
-        replay.learn(interaction.notification_ids.get(label, {}), first.params)
+        replay.learn(interaction.notification_ids.get(label, {}), came[0].params)
     return found
 
 
