@@ -39,6 +39,7 @@ VALUES = {
     "$BAD": "0.172.0",
     "$id": "base-developer-placement",
     "$OUT": "reports/0.172.0",
+    "$PREV": "0.171.0",
     '"${inputs[@]}"': "previous/history.json shards/1/history.json",
     '"${upgrade_args[@]}"': "--from 0.171.0 --to 0.172.0 --history reports/history",
     "$TARGET": "0.172.0",

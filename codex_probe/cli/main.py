@@ -36,11 +36,14 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.history",
     "codex_probe.cli.commands.site",
     "codex_probe.cli.commands.diff",
+    "codex_probe.cli.commands.rules",
     "codex_probe.cli.commands.compile",
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",
     "codex_probe.cli.commands.gate",
     "codex_probe.cli.commands.can_i_upgrade",
+    "codex_probe.cli.commands.record",
+    "codex_probe.cli.commands.verify",
     "codex_probe.cli.commands.schema_diff",
 )
 

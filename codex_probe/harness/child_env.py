@@ -9,6 +9,7 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 |---|---|---|
 | codex app-server, real and fake (`rig.homes`) | PATH | HOME, CODEX_HOME, locale, TZ |
 | a command the fake runs (`fake_appserver.commands`) | PATH, HOME, locale, TZ | |
+| a client `codex-probe record` runs (`probes.contracts`) | locale, TZ, TERM | PATH, HOME |
 | codex one-shot tools via the npm launcher (`harness.codex.install`) | PATH | HOME, CODEX_HOME |
 | npm (`harness.codex.npm`) | PATH, HOME, TMPDIR, proxy, CA and `NPM_CONFIG_*` | |
 | Allure (`reporting.allure_report`) | PATH, the CI names it reads | HOME |
@@ -79,6 +80,9 @@ CODEX = AllowList(names=("PATH",))
 FAKE_COMMAND = AllowList(names=("PATH", "HOME", "LANG", "LC_ALL", "TZ"))
 # Chromium: a throwaway profile is its HOME; nothing else.
 BROWSER = AllowList(names=("PATH",))
+# A client whose contract is recorded: the tap's `codex` first on its PATH, the recording's
+# HOME; of the caller's, what a program prints and keeps time with.
+CLIENT = AllowList(names=("LANG", "LC_ALL", "TZ", "TERM"))
 # npm: its config (HOME for ~/.npmrc and the cache ~/.npm; NPM_CONFIG_*), the way out of
 # this machine (proxies) and the certificates that way needs (CA files, for node and npm).
 NPM = AllowList(

@@ -1,4 +1,6 @@
-"""The probe domain, in three rooms: `domain/` (what is probed and how it is read: the
-assumptions, their readings, observations, findings), `runner/` (the scenarios and the
-run of one release that produces them) and `releases/` (what is made of release runs: a
-learned fake profile, reproduction bundles, bisection, the history of a range)."""
+"""The probe domain, in four rooms: `domain/` (what is probed and how it is read: the
+assumptions, their readings, observations, findings, the surface and its breaking-change
+rules), `runner/` (the scenarios and the run of one release that produces them),
+`releases/` (what is made of release runs: a learned fake profile, reproduction bundles,
+bisection, the history of a range) and `contracts/` (a client's own recorded use of the
+protocol, verified on a release)."""

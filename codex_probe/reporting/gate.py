@@ -13,10 +13,12 @@ Findings of the fake-versus-real comparison judge our fake, not codex: they are
 reported here and never decide the exit code.
 
 The protocol surface of a version is compared with a base release's (the default codex-cli
-unless told otherwise). Under `--surface`, a change the reference driver would feel that
-the baseline does not accept (`kind = "surface"`, its `ASPECT KEY` as id) is 1, a surface
-that could not be compared is 3, and a stale surface entry is 1; without it, the changes
-are reported and decide nothing.
+unless told otherwise); each change carries its breaking-change rule and severity, and
+every ERR change is named. Under `--surface`, a change the reference driver would feel that
+the baseline does not accept (`kind = "surface"`, its `ASPECT KEY` as id) is 1; under
+`--surface-fail-on SEVERITY`, so is any change of that severity or above (whoever feels
+it); under either, a surface that could not be compared is 3, and a stale surface entry
+is 1. Without them, the changes are reported and decide nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.domain.surface.delta import delta
 from codex_probe.probes.domain.surface.diff import SurfaceChange
+from codex_probe.probes.domain.surface.rules import Severity
 from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
@@ -147,9 +150,13 @@ def evaluate_surface(
     *,
     baseline: AcceptedChanges | None = None,
     gate: bool = False,
+    fail_on: Severity | None = None,
 ) -> None:
-    """Add the surface's reasons per version to `result` (None: the version is the base)."""
-    result.surface = gate
+    """Add the surface's reasons per version to `result` (None: the version is the base).
+    `gate`: a change the driver would feel fails; `fail_on`: a change of that severity or
+    above fails too."""
+    driver_gate = gate
+    gate = result.surface = gate or fail_on is not None
     for version, comparison in comparisons.items():
         accepted = (baseline or AcceptedChanges()).surface_for_version(version)
         if comparison is None:
@@ -162,38 +169,61 @@ def evaluate_surface(
             result.reasons.append(Reason(code, version, text))
             _stale_surface(result, version, accepted.values(), gate, compared=False)
             continue
-        result.reasons.extend(_surface_reasons(version, comparison, accepted, gate))
+        result.reasons.extend(_surface_reasons(version, comparison, accepted, driver_gate, fail_on))
         _stale_surface(result, version, accepted.values(), gate, compared=True)
 
 
 def _surface_reasons(
-    version: str, comparison: SurfaceComparison, accepted: dict[str, AcceptedChange], gate: bool
+    version: str,
+    comparison: SurfaceComparison,
+    accepted: dict[str, AcceptedChange],
+    driver_gate: bool,
+    fail_on: Severity | None,
 ) -> list[Reason]:
+    """A line per change the driver would feel or of ERR severity (or of --surface-fail-on's
+    and above), failing where gated; one line counting them all."""
     reasons = []
     others = 0
     reproduce = f"codex-probe diff {comparison.base} {version}"
     for change in comparison.changes:
         entry = accepted.pop(change.name, None)
+        ruled = f"{change.severity.name} {change.rule}"
+        by_severity = fail_on is not None and change.severity >= fail_on
         if entry is not None:
-            text = f"surface {change.name}: changed, accepted by the baseline: {entry.reason}"
-            reasons.append(Reason(PASS, version, text))
-        elif change.driver_relevant:
-            told = "; ".join(delta(change.before, change.after, 3))
-            suffix = "" if gate else " (gated only with --surface)"
             text = (
-                f"surface {change.name}: changed since {comparison.base}, and the reference "
-                f"driver touches it{suffix}: {_one_line(told)} Reproduce with: {reproduce}"
+                f"surface {change.name}: {ruled}: changed, accepted by the baseline: {entry.reason}"
             )
-            reasons.append(Reason(FAIL if gate else PASS, version, text))
+            reasons.append(Reason(PASS, version, text))
+        elif change.driver_relevant or by_severity or change.severity is Severity.ERR:
+            told = "; ".join(delta(change.before, change.after, 3))
+            gated = (driver_gate and change.driver_relevant) or by_severity
+            felt = ", and the reference driver touches it" if change.driver_relevant else ""
+            if gated:
+                suffix = ""
+            elif change.driver_relevant:
+                suffix = " (gated only with --surface)"
+            else:
+                suffix = f" (gated only with --surface-fail-on {change.severity.name})"
+            text = (
+                f"surface {change.name}: {ruled}: changed since {comparison.base}{felt}"
+                f"{suffix}: {_one_line(told)} Reproduce with: {reproduce}"
+            )
+            reasons.append(Reason(FAIL if gated else PASS, version, text))
+            others += not change.driver_relevant and not gated
         else:
             others += 1
     relevant = sum(c.driver_relevant for c in comparison.changes)
+    severities = ", ".join(
+        f"{sum(c.severity is s for c in comparison.changes)} {s.name}"
+        for s in sorted(Severity, reverse=True)
+    )
     reasons.append(
         Reason(
             PASS,
             version,
             f"surface against {comparison.base}: {len(comparison.changes)} change(s), "
-            f"{relevant} the driver would feel, {others} other(s) not gated ({reproduce})",
+            f"{relevant} the driver would feel, {others} other(s) not gated; {severities} "
+            f"({reproduce})",
         )
     )
     return reasons

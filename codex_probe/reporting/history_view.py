@@ -32,7 +32,7 @@ import itertools
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from codex_probe.harness.files import inside
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.classify import classify
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
@@ -339,6 +340,15 @@ class HistoryView:
             self._surfaces[version] = found
         return self._surfaces[version]
 
+    def breaking(self, version: str) -> list[ChangePoint]:
+        """The surface's change points first seen on `version`, worst first: ERR, WARN,
+        then INFO (the rule each meets, as `codex-probe diff` gives it)."""
+        order = {"ERR": 0, "WARN": 1, "INFO": 2}
+        found = [
+            p for p in self.change_points if p.kind == "surface" and p.first_changed == version
+        ]
+        return sorted(found, key=lambda p: (order.get(p.severity or "", 3), p.key))
+
     def differences(self, a: str, b: str) -> list[Difference]:
         """Every key whose value on B differs from A's: verdicts, observed values, surface
         aspects and watched issues; each with where it changed between A and B."""
@@ -385,18 +395,32 @@ def _read_change_points(given: list[Any]) -> list[ChangePoint]:
     """history.json's change points (anything but an object passed over), in release order,
     each value with the paths of the machine that made it written relative to the history."""
     points = [
-        ChangePoint(
-            str(item.get("kind", "")),
-            str(item.get("key", "")),
-            str(item.get("first_changed", "")),
-            str(item.get("last_same", "")),
-            portable(item.get("before")),
-            portable(item.get("after")),
+        _classified(
+            ChangePoint(
+                str(item.get("kind", "")),
+                str(item.get("key", "")),
+                str(item.get("first_changed", "")),
+                str(item.get("last_same", "")),
+                portable(item.get("before")),
+                portable(item.get("after")),
+                None if item.get("rule") is None else str(item["rule"]),
+                None if item.get("severity") is None else str(item["severity"]),
+            )
         )
         for item in given
         if isinstance(item, dict)
     ]
     return sorted(points, key=_point_order)
+
+
+def _classified(point: ChangePoint) -> ChangePoint:
+    """A surface point with its rule: a history written before the rules has none, and its
+    values (cut down to what differs) still tell which rule the change meets."""
+    if point.kind != "surface" or point.rule is not None or " " not in point.key:
+        return point
+    aspect, key = point.key.split(" ", 1)
+    worst = classify(aspect, key, point.before, point.after)[0]
+    return replace(point, rule=worst.rule, severity=worst.severity.name)
 
 
 def _release(version: str, entry: Any, folder: Path) -> Release:

@@ -316,6 +316,8 @@ def test_surface_change_points_name_the_key_both_releases_and_only_what_differs(
             "last_same": "0.1.0",
             "before": None,
             "after": {"$": "object"},
+            "rule": "answer-new",
+            "severity": "INFO",
         },
         {
             "kind": "surface",
@@ -324,6 +326,8 @@ def test_surface_change_points_name_the_key_both_releases_and_only_what_differs(
             "last_same": "0.2.0",
             "before": {"$": "object"},
             "after": None,
+            "rule": "answer-gone",
+            "severity": "WARN",
         },
         {
             "kind": "surface",
@@ -332,6 +336,9 @@ def test_surface_change_points_name_the_key_both_releases_and_only_what_differs(
             "last_same": "0.1.0",
             "before": {"params": {"model": "null|string"}},
             "after": {"params": {"model": "string"}},
+            # Its rule read off the whole values: null no longer sent is a narrowing.
+            "rule": "request-type-narrowed",
+            "severity": "ERR",
         },
     ]
     assert saved["releases"]["0.2.0"]["surface"]["path"] == "releases/0.2.0/surface.json"

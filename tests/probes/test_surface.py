@@ -331,6 +331,46 @@ def test_the_schema_aspect_lists_each_method_s_params_with_the_required_ones_mar
     assert "server notification turn/completed" in methods
 
 
+def test_the_schema_aspect_holds_each_request_s_answer_and_each_notification_s_payload(
+    tmp_path: Path,
+) -> None:
+    schema = write_schema(tmp_path / "schema", start_params=OLD_PARAMS, extra_methods=["x/y"])
+    methods = surface_of("1.0.0", {}, schema).aspects["schema"]
+    start = methods["client request thread/start"]
+    assert start["result"]["thread"] == "object (required)"
+    assert start["result"]["thread.parent"] == "null|object"
+    assert start["params"]["sandbox"] == "enum(on-failure|read-only|workspace-write)"
+    assert methods["client request x/y"]["result"] is None  # the schema names no answer
+    completed = methods["server notification turn/completed"]
+    assert completed == {
+        "params": {
+            "item": "object",
+            "item<type=image>.type": "enum(image)",
+            "item<type=image>.url": "string",
+            "item<type=text>.text": "string",
+            "item<type=text>.type": "enum(text)",
+        }
+    }
+
+
+def test_an_answer_named_with_the_method_s_words_in_another_order_is_found(
+    tmp_path: Path,
+) -> None:
+    schema = write_schema(
+        tmp_path / "schema",
+        start_params=OLD_PARAMS,
+        extra_methods=["account/logout", "config/value/write", "account/usage/read"],
+    )
+    answer = {"type": "object", "properties": {"status": {"type": "string"}}}
+    for name in ("LogoutAccount", "ConfigWrite", "GetAccountTokenUsage"):
+        (schema / "v2" / f"{name}Response.json").write_text(json.dumps(answer))
+    methods = surface_of("1.0.0", {}, schema).aspects["schema"]
+    assert methods["client request account/logout"]["result"] == {"status": "string"}
+    assert methods["client request config/value/write"]["result"] == {"status": "string"}
+    # Not a part of the method's words (token): not guessed.
+    assert methods["client request account/usage/read"]["result"] is None
+
+
 def test_a_scenario_that_broke_and_a_schema_missing_are_named_as_gaps() -> None:
     surface = surface_of("1.0.0", {"start": None}, None)
     assert surface.missing == ("start", "schema") and not surface.complete

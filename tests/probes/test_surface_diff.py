@@ -29,6 +29,17 @@ def test_a_change_names_its_aspect_key_and_both_values() -> None:
         "before": {"$": "object"},
         "after": {"$": "array"},
         "driver_relevant": False,
+        "rule": "response-field-retyped",
+        "severity": "ERR",
+        "details": [
+            {
+                "rule": "response-field-retyped",
+                "severity": "ERR",
+                "where": "$",
+                "before": "object",
+                "after": "array",
+            }
+        ],
     }
     assert change.name == "answers s A thread/list"
 

@@ -147,3 +147,35 @@ def test_a_missing_base_surface_is_probed_into_the_surface_file_by_diff(
     code = cli.main(["gate", "--verdict", str(verdict), "--codex", NEW, "--surface"])
     assert code == 0, capsys.readouterr().out
     assert [c[-5:] for c in commands] == [["diff", BASE, NEW, "--surfaces", str(file)]]
+
+
+def test_each_surface_line_names_its_rule_and_every_err_change_is_told_even_ungated(
+    make_verdict: MakeVerdict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdict = make_verdict({NEW: all_hold()})
+    old_and_new(verdict, **{"errors A thread/list": {"$": "null"}})  # not the driver's
+    code, lines = gate(capsys, verdict)
+    assert code == 0
+    note = next(line for line in lines if "answers errors A thread/list" in line)
+    assert note.startswith(
+        f"[note] codex {NEW}: surface answers errors A thread/list: "
+        "ERR response-field-now-nullable: changed since"
+    )
+    assert "(gated only with --surface-fail-on ERR)" in note
+    assert "1 other(s) not gated; 1 ERR, 0 WARN, 0 INFO" in "\n".join(lines)
+
+
+def test_surface_fail_on_err_fails_on_an_err_change_whoever_feels_it_and_passes_an_addition(
+    make_verdict: MakeVerdict, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    verdict = make_verdict({NEW: all_hold()})
+    old_and_new(verdict, **{"errors A thread/list": {"$": "null"}})
+    code, lines = gate(capsys, verdict, "--surface-fail-on", "ERR")
+    assert code == 1
+    assert any(x.startswith("[FAIL]") and "response-field-now-nullable" in x for x in lines)
+    levels = tmp_path / "levels.txt"
+    levels.write_text("response-field-now-nullable WARN\n")
+    lowered = gate(capsys, verdict, "--surface-fail-on", "ERR", "--severity-levels", str(levels))
+    assert lowered[0] == 0
+    old_and_new(verdict, **CHANGED_RESUME)  # a field added, which the driver would feel
+    assert gate(capsys, verdict, "--surface-fail-on", "ERR")[0] == 0

@@ -125,7 +125,8 @@ def test_the_index_names_each_release_and_finding_by_its_file(data: Path) -> Non
     assert groups == sorted(groups)  # assumptions, then the fake's fidelity
     assert {"kind": "verdict", "key": "steer-mid-answer-keeps-reply", "subject":
             "steer-mid-answer-keeps-reply", "first_changed": MOVED, "last_same": BEFORE,
-            "before": "holds", "after": "changed"} in index["change_points"]  # fmt: skip
+            "before": "holds", "after": "changed", "rule": None, "severity": None} in (
+        index["change_points"])  # fmt: skip
 
 
 def test_a_release_file_holds_its_findings_its_files_and_what_changed(data: Path) -> None:
@@ -173,7 +174,8 @@ def test_the_index_carries_each_watched_bug_s_states_why_one_was_undecided_and_i
     assert queued["undecided"][BEFORE].startswith(f"{STEERED} is broken")
     assert [p for p in index["change_points"] if p["kind"] == "watch"] == [
         {"kind": "watch", "key": QUEUED, "subject": QUEUED, "first_changed": MOVED,
-         "last_same": "0.160.0", "before": "absent", "after": "present"}
+         "last_same": "0.160.0", "before": "absent", "after": "present", "rule": None,
+         "severity": None}
     ]  # fmt: skip
     finding = json.loads((tmp_path / "data" / f"findings/{STEERED}.json").read_text())
     assert finding["upstream"] == [QUEUED]

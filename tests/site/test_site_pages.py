@@ -331,9 +331,10 @@ def test_a_surface_change_reads_as_how_many_keys_changed_and_the_diff_that_lists
     site = tmp_path / "site"
     build_site(write_history(folder, surface=surface_files(folder, schema)), site)
     index = (site / "index.html").read_text()
-    assert "schema (surface): 2 key(s) changed, e.g. <code>client request thread/fork</code>" in (
-        index
-    )
+    assert (
+        "schema (surface): 2 key(s) changed (2 INFO), e.g. INFO method-added: "
+        "<code>client request thread/fork</code>"
+    ) in index
     assert "params" not in index  # the values are the release page's and compare's
     release = (site / "releases" / f"{MOVED}.html").read_text()
     assert f"2 key(s) differ: <code>codex-probe diff {BEFORE} {MOVED}</code>" in release

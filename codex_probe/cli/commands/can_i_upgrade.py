@@ -1,4 +1,6 @@
-"""`codex-probe can-i-upgrade --from A --to B`: yes, no or unknown, from the recorded history.
+"""`codex-probe can-i-upgrade --from A --to B`: yes, no or unknown, from the recorded history;
+with `--contract CONTRACT`, for one client: its contract verified on every release from A to
+B (probes/contracts/across.py).
 
 The history folder (default reports/history, the one `codex-probe history` writes) is the
 record; a release from A to B that it lacks is probed first with the history's own sweep,
@@ -9,6 +11,7 @@ reporting/upgrade.py.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import functools
 import json
@@ -19,13 +22,24 @@ from typing import Any
 from codex_probe.cli.commands.options import (
     add_jobs_option,
     add_keep_installs_option,
+    add_severity_levels_option,
     codex_version,
+    severity,
 )
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.command_line import USAGE_ERROR
+from codex_probe.probes.contracts.across import verify_across
+from codex_probe.probes.contracts.contract import ContractError, load_contract
+from codex_probe.probes.domain.surface.rules import (
+    DEFAULT_LEVELS,
+    LevelsError,
+    Severity,
+    read_levels,
+)
+from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.history import (
     HISTORY_FILE,
     HistoryError,
@@ -85,12 +99,30 @@ def register(subparsers: Any) -> None:
         help="probe nothing: a release the history lacks makes the answer unknown",
     )
     parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    parser.add_argument(
+        "--contract",
+        type=Path,
+        metavar="CONTRACT",
+        help="answer for one client: its contract (`codex-probe record`) verified on every "
+        "release from A to B; yes (0) when it holds on B, no (1) when it breaks there, "
+        "unknown (3); each release's answer and the rules that break it are listed",
+    )
+    parser.add_argument(
+        "--fail-on",
+        type=severity,
+        default=Severity.ERR,
+        metavar="ERR|WARN|INFO",
+        help="with --contract: what counts as breaking (default ERR)",
+    )
+    add_severity_levels_option(parser)
     add_jobs_option(parser)
     add_keep_installs_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.contract is not None:
+        return _for_contract(args)
     # --no-run only reads the folder: a read-only one will do.
     if args.no_run and args.history.exists() and not args.history.is_dir():
         return _usage(f"--history {args.history} is not a folder")
@@ -144,6 +176,31 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         probed_now=todo,
     )
+    if args.json:
+        print(json.dumps(answer.to_json(), indent=2))
+    else:
+        print("\n".join(answer.lines()))
+    return answer.exit_code
+
+
+def _for_contract(args: argparse.Namespace) -> int:
+    try:
+        levels = read_levels(args.severity_levels) if args.severity_levels else DEFAULT_LEVELS
+        contract = load_contract(args.contract)
+        releases = published_range(args.first, args.last)
+    except (LevelsError, ContractError, UnknownVersionError, NpmError, RangeError) as error:
+        return _usage(str(error))
+    budget = InstallBudget(args.keep_installs)
+    say(f"verifying {args.contract} on {len(releases)} release(s): {', '.join(releases)}")
+    try:
+        answer = asyncio.run(
+            verify_across(
+                contract, releases, budget.use, fail_on=args.fail_on, levels=levels, say=say
+            )
+        )
+    except KeyboardInterrupt:
+        say("codex-probe can-i-upgrade: interrupted")
+        return INTERRUPTED
     if args.json:
         print(json.dumps(answer.to_json(), indent=2))
     else:

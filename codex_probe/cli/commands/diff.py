@@ -1,17 +1,24 @@
-"""`codex-probe diff A B`: every difference between the protocol surfaces of two releases."""
+"""`codex-probe diff A B`: every difference between the protocol surfaces of two releases,
+each with the breaking-change rule it meets and its severity (`codex-probe rules`)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option, codex_version
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_severity_levels_option,
+    codex_version,
+    severity,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.probes.domain.surface.diff import diff_surfaces
@@ -20,13 +27,26 @@ from codex_probe.probes.domain.surface.file import (
     load_surfaces,
     write_surfaces,
 )
-from codex_probe.probes.domain.surface.release import Surface
+from codex_probe.probes.domain.surface.release import ASPECTS, Surface
+from codex_probe.probes.domain.surface.rules import (
+    DEFAULT_LEVELS,
+    LevelsError,
+    Severity,
+    read_levels,
+)
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection
+from codex_probe.reporting.surface_formats import (
+    FORMATS,
+    diff_document,
+    render_github,
+    render_markdown,
+)
 from codex_probe.reporting.surface_text import render_changes
 
-# Exit codes: 0 no difference; 1 differences; 2 usage; 3 a release could not be probed.
+# Exit codes: 0 no change of --fail-on's severity or above; 1 such changes; 2 usage; 3 a
+# release could not be probed (whole).
 SAME, DIFFERENT, USAGE, NOT_PROBED = 0, 1, 2, 3
 
 
@@ -36,9 +56,11 @@ def register(subparsers: Any) -> None:
         help="every protocol surface difference between two codex-cli releases",
         description="Probe releases A and B (every scenario on the real codex-cli; A and B "
         "may be the same release, probed twice) and print every difference of their protocol "
-        "surfaces (initialize, notifications, answer shapes, refusals, model requests, schema "
-        "methods), what the reference driver touches first. Exit 0: no difference; 1: "
-        "differences; 2: usage; 3: a release could not be probed (whole).",
+        "surfaces (initialize, notifications, answer shapes, refusals, model requests, the "
+        "whole schema), each with the rule it meets and its severity (ERR, WARN, INFO: "
+        "`codex-probe rules`), what breaks a client first; ERR changes are listed in full. "
+        "Exit 0: no change of --fail-on's severity or above; 1: such changes; 2: usage; 3: "
+        "a release could not be probed (whole).",
     )
     parser.add_argument(
         "a", type=codex_version, metavar="A", help="the release to compare from (or latest)"
@@ -46,7 +68,29 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "b", type=codex_version, metavar="B", help="the release to compare to (or latest)"
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default); json: one object, every change with its rules; markdown: a "
+        "job summary; github: annotations (and the summary appended to $GITHUB_STEP_SUMMARY)",
+    )
+    parser.add_argument("--json", action="store_true", help="the same as --format json")
+    parser.add_argument(
+        "--fail-on",
+        type=severity,
+        default=Severity.INFO,
+        metavar="ERR|WARN|INFO",
+        help="exit 1 on a change of this severity or above (default INFO: any change)",
+    )
+    add_severity_levels_option(parser)
+    parser.add_argument(
+        "--aspect",
+        action="append",
+        default=[],
+        choices=ASPECTS,
+        help="only the changes of this aspect (repeatable; default every aspect)",
+    )
     parser.add_argument(
         "--surfaces",
         type=Path,
@@ -59,6 +103,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    form = "json" if args.json else args.format
+    try:
+        levels = read_levels(args.severity_levels) if args.severity_levels else DEFAULT_LEVELS
+    except LevelsError as error:
+        return _usage(str(error))
     stored: dict[str, Surface] = {}
     if args.surfaces is not None:
         if problem := output_problem(args.surfaces.parent, args.surfaces.name):
@@ -67,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
             stored = load_surfaces(args.surfaces) if args.surfaces.exists() else {}
         except SurfaceFileError as error:
             return _usage(str(error))
-    progress = sys.stderr if args.json else sys.stdout
+    progress = sys.stdout if form == "text" else sys.stderr
     surfaces: list[Surface | None] = []
     recorded = dict(stored)  # what the file held before: a release probed now is probed twice
     for version in (args.a, args.b):
@@ -90,21 +139,37 @@ def run(args: argparse.Namespace) -> int:
     if before is None or after is None:
         print("codex-probe diff: a release could not be probed", file=sys.stderr)
         return NOT_PROBED
-    changes = diff_surfaces(before, after)
-    if args.json:
-        document = {
-            "a": before.version,
-            "b": after.version,
-            "changes": [change.to_json() for change in changes],
-        }
+    changes = diff_surfaces(before, after, levels)
+    if args.aspect:
+        changes = [change for change in changes if change.aspect in args.aspect]
+    a, b = before.version, after.version
+    if form == "json":
+        document = diff_document(a, b, changes, fail_on=args.fail_on, aspects=args.aspect)
         print(json.dumps(document, indent=2))
+    elif form == "markdown":
+        print("\n".join(render_markdown(a, b, changes)))
+    elif form == "github":
+        print("\n".join(render_github(a, b, changes)))
+        _append_job_summary(render_markdown(a, b, changes))
     else:
-        print("\n".join(render_changes(before.version, after.version, changes)))
+        print("\n".join(render_changes(a, b, changes)))
     gaps = [f"{s.version}: {', '.join(s.missing)}" for s in (before, after) if s.missing]
     if gaps:
         print(f"codex-probe diff: not compared, as not read: {'; '.join(gaps)}", file=sys.stderr)
         return NOT_PROBED
-    return DIFFERENT if changes else SAME
+    return DIFFERENT if any(change.severity >= args.fail_on for change in changes) else SAME
+
+
+def _append_job_summary(lines: list[str]) -> None:
+    """GitHub Actions shows what a step appends to $GITHUB_STEP_SUMMARY on the run's page."""
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not summary:
+        return
+    try:
+        with open(summary, "a", encoding="utf-8") as file:
+            file.write("\n".join(lines) + "\n")
+    except OSError as error:
+        print(f"codex-probe diff: job summary not written: {summary}: {error}", file=sys.stderr)
 
 
 async def _probe(version: str, jobs: int) -> Surface | None:

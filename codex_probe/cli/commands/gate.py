@@ -2,7 +2,8 @@
 
 0 every required assumption holds; 1 a required one changed upstream (with --strict, any
 one; with --surface, also a surface change the driver would feel that the baseline does not
-accept), or a baseline entry is stale; 2 usage error; 3 a probe could not give a verdict.
+accept; with --surface-fail-on SEVERITY, a surface change of that severity or above), or a
+baseline entry is stale; 2 usage error; 3 a probe could not give a verdict.
 """
 
 from __future__ import annotations
@@ -12,13 +13,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import add_severity_levels_option, codex_version, severity
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
+from codex_probe.probes.domain.surface.rules import (
+    DEFAULT_LEVELS,
+    Levels,
+    LevelsError,
+    read_levels,
+)
 from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdict
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
 from codex_probe.reporting.gate import (
@@ -87,6 +94,14 @@ def register(subparsers: Any) -> None:
         '(kind = "surface"), fails',
     )
     parser.add_argument(
+        "--surface-fail-on",
+        type=severity,
+        metavar="ERR|WARN|INFO",
+        help="gate on the surface by rule: a change of this severity or above (`codex-probe "
+        "rules`), whoever feels it, not in the baseline, fails",
+    )
+    add_severity_levels_option(parser)
+    parser.add_argument(
         "--surface-base",
         type=codex_version,
         default=DEFAULT_CODEX_VERSION,
@@ -106,6 +121,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        levels = read_levels(args.severity_levels) if args.severity_levels else DEFAULT_LEVELS
+    except LevelsError as error:
+        return _usage_error(str(error))
     try:
         baseline = load_accepted_changes(args.baseline) if args.baseline else AcceptedChanges()
         verdict: Path = args.verdict or run_folder(args.codex) / "verdict.json"
@@ -142,17 +161,19 @@ def run(args: argparse.Namespace) -> int:
         required_ids={a.id for a in ASSUMPTIONS if a.required},
     )
     try:
-        comparisons = _surface_comparisons(args, versions, verdict.parent / SURFACE_FILE)
+        comparisons = _surface_comparisons(args, versions, verdict.parent / SURFACE_FILE, levels)
     except SurfaceFileError as error:
         return _usage_error(str(error))
-    evaluate_surface(result, comparisons, baseline=baseline, gate=args.surface)
+    evaluate_surface(
+        result, comparisons, baseline=baseline, gate=args.surface, fail_on=args.surface_fail_on
+    )
     for line in result.lines():
         print(line)
     return result.exit_code
 
 
 def _surface_comparisons(
-    args: argparse.Namespace, versions: list[str], file: Path
+    args: argparse.Namespace, versions: list[str], file: Path, levels: Levels
 ) -> dict[str, SurfaceComparison | None]:
     """Each version's surface against the base's (None for the base itself)."""
     base: str = args.surface_base
@@ -181,7 +202,7 @@ def _surface_comparisons(
                 base, problem=f"no surface of codex {base} (in {file}, or probed)"
             )
         else:
-            comparisons[version] = _compared(stored[base], stored[version])
+            comparisons[version] = _compared(stored[base], stored[version], levels)
     return comparisons
 
 
@@ -193,11 +214,11 @@ def _stored_surfaces(file: Path, base: str) -> dict[str, Surface]:
     return stored
 
 
-def _compared(base: Surface, surface: Surface) -> SurfaceComparison:
+def _compared(base: Surface, surface: Surface, levels: Levels) -> SurfaceComparison:
     gaps = [f"{s.version}: {', '.join(s.missing)}" for s in (base, surface) if s.missing]
     if gaps:
         return SurfaceComparison(base.version, problem="not read: " + "; ".join(gaps))
-    return SurfaceComparison(base.version, tuple(diff_surfaces(base, surface)))
+    return SurfaceComparison(base.version, tuple(diff_surfaces(base, surface, levels)))
 
 
 def _probe(versions: list[str], verdict: Path, timeout: float) -> VerdictReport | int:

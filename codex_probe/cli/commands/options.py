@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import (
@@ -10,6 +11,7 @@ from codex_probe.harness.codex.versions import (
     InvalidVersionError,
     checked_version_or_latest,
 )
+from codex_probe.probes.domain.surface.rules import Severity
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 
 # Releases a history or bisect run keeps installed at once (each is ~424 MB).
@@ -77,4 +79,23 @@ def add_keep_installs_option(parser: Any) -> None:
         metavar="N",
         help="installs this run keeps on disk at once; older ones it made are removed "
         f"(default {DEFAULT_KEEP_INSTALLS}; installs made before the run are never removed)",
+    )
+
+
+def severity(text: str) -> Severity:
+    """ERR, WARN or INFO (argparse type)."""
+    try:
+        return Severity.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_severity_levels_option(parser: Any) -> None:
+    """--severity-levels FILE: a project's severity for some rules (`RULE-ID LEVEL` lines)."""
+    parser.add_argument(
+        "--severity-levels",
+        type=Path,
+        metavar="FILE",
+        help="raise or lower rules: lines of `RULE-ID ERR|WARN|INFO` (# comments); "
+        "`codex-probe rules` lists the ids",
     )

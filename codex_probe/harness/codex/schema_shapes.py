@@ -43,9 +43,13 @@ def load_shapes(schema_dir: Path) -> dict[str, dict[str, MethodShape]]:
     """kind -> method -> shape, for every method of the four unions."""
     if not (schema_dir / "ClientRequest.json").is_file():
         raise FileNotFoundError(f"{schema_dir} holds no generated schema (no ClientRequest.json)")
+    unions = {
+        kind: json.loads((schema_dir / file_name).read_text())
+        for kind, file_name in UNION_FILES.items()
+    }
+    responses = _response_names(schema_dir, unions)
     shapes: dict[str, dict[str, MethodShape]] = {}
-    for kind, file_name in UNION_FILES.items():
-        union = json.loads((schema_dir / file_name).read_text())
+    for kind, union in unions.items():
         definitions = union.get("definitions", {})
         shapes[kind] = {}
         for variant in union.get("oneOf", []):
@@ -53,8 +57,9 @@ def load_shapes(schema_dir: Path) -> dict[str, dict[str, MethodShape]]:
             params_schema = variant["properties"].get("params")
             params = None if params_schema is None else flatten(params_schema, definitions)
             response = None
-            if kind in REQUEST_KINDS:
-                response = _response_fields(schema_dir, method, params_schema)
+            if (kind, method) in responses:
+                document = json.loads(responses[kind, method].read_text())
+                response = flatten(document, document.get("definitions", {}))
             shapes[kind][method] = MethodShape(kind, method, params, response)
     return shapes
 
@@ -217,19 +222,55 @@ def _ref_name(ref: str) -> str:
     return ref.removeprefix(REF_PREFIX)
 
 
-def _response_fields(schema_dir: Path, method: str, params_schema: Any) -> Fields | None:
-    names = [_camel(method) + "Response"]
-    params_ref = params_schema.get("$ref", "") if isinstance(params_schema, dict) else ""
-    params_type = _ref_name(params_ref)
-    if params_type.endswith("Params"):
-        names.insert(0, params_type.removesuffix("Params") + "Response")
-    for name in names:
-        for folder in ("", "v2", "v1"):
-            path = schema_dir / folder / f"{name}.json"
-            if path.is_file():
-                document = json.loads(path.read_text())
-                return flatten(document, document.get("definitions", {}))
-    return None
+def _response_names(schema_dir: Path, unions: dict[str, Any]) -> dict[tuple[str, str], Path]:
+    """(kind, request method) -> the file of its response type. The schema names no
+    response of a method; its types are named after it: `thread/start` answers
+    `ThreadStartResponse`, as its params are `ThreadStartParams`. Where neither name is
+    published, a response no other method claims whose words are the method's
+    (`account/logout`: `LogoutAccountResponse`; read is get, reload refresh) or a part
+    of them (`config/value/write`: `ConfigWriteResponse`) is taken, the one sharing most
+    words; none is taken when two tie (the method's answer then reads null: unknown)."""
+    files = {
+        path.stem: path
+        for folder in ("v1", "v2", "")  # a root file wins over a versioned one
+        for path in sorted((schema_dir / folder).glob("*Response.json"))
+    }
+    found: dict[tuple[str, str], Path] = {}
+    unnamed: list[tuple[str, str]] = []
+    for kind in REQUEST_KINDS:
+        for variant in unions[kind].get("oneOf", []):
+            method = variant["properties"]["method"]["enum"][0]
+            params_ref = variant["properties"].get("params") or {}
+            params_type = (
+                _ref_name(params_ref.get("$ref", "")) if isinstance(params_ref, dict) else ""
+            )
+            names = [_camel(method) + "Response"]
+            if params_type.endswith("Params"):
+                names.insert(0, params_type.removesuffix("Params") + "Response")
+            name = next((n for n in names if n in files), None)
+            if name is None:
+                unnamed.append((kind, method))
+            else:
+                found[kind, method] = files[name]
+    claimed = {path.stem for path in found.values()}
+    free = {name: _words(name.removesuffix("Response")) for name in files if name not in claimed}
+    for kind, method in unnamed:
+        words = _words(method)
+        fits = sorted(
+            (len(named), name) for name, named in free.items() if len(named) > 1 and named <= words
+        )
+        if fits and (len(fits) == 1 or fits[-1][0] > fits[-2][0]):
+            found[kind, method] = files[fits[-1][1]]
+    return found
+
+
+SYNONYMS = {"read": "get", "reload": "refresh"}
+
+
+def _words(name: str) -> frozenset[str]:
+    """The words of a method or a type name, lowercased, synonyms as one."""
+    words = re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)
+    return frozenset(SYNONYMS.get(word.lower(), word.lower()) for word in words)
 
 
 def _camel(method: str) -> str:

@@ -110,11 +110,16 @@ def fidelity_of(
 
 
 def surface_differences(real: Observation, fake: Observation) -> list[dict[str, Any]]:
-    """Each key of the scenario's surface whose value differs between real and fake."""
+    """Each key of the scenario's surface whose value differs between real and fake (no
+    rule: a fake that differs from codex breaks no client of codex)."""
     name = real.scenario
     real_surface = surface_of(real.version, {name: real.to_record()}, None)
     fake_surface = surface_of(fake.version, {name: fake.to_record()}, None)
-    return [change.to_json() for change in diff_surfaces(real_surface, fake_surface)]
+    kept = ("aspect", "key", "before", "after", "driver_relevant")
+    return [
+        {field: change.to_json()[field] for field in kept}
+        for change in diff_surfaces(real_surface, fake_surface)
+    ]
 
 
 def surface_aspects(diff: Any) -> dict[str, list[str]]:

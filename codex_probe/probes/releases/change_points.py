@@ -7,7 +7,9 @@ the last release before it that has a value:
 
     {"kind", "key", "first_changed", "last_same", "before", "after"}
 
-so `codex-probe diff LAST_SAME FIRST_CHANGED` (or bisect) can look at it again. Values
+so `codex-probe diff LAST_SAME FIRST_CHANGED` (or bisect) can look at it again. A point of
+the protocol surface also carries the breaking-change rule its change meets and that
+rule's severity (`rule`, `severity`: its worst, as `codex-probe diff` gives it). Values
 are compared as JSON values (`same`: types and all, key order aside); a row's values are
 made comparable (ids masked, say) before they come here.
 """
@@ -36,9 +38,11 @@ class ChangePoint:
     last_same: str
     before: Any
     after: Any
+    rule: str | None = None  # a surface point's worst rule (None: not classified)
+    severity: str | None = None  # ERR, WARN or INFO
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found = {
             "kind": self.kind,
             "key": self.key,
             "first_changed": self.first_changed,
@@ -46,6 +50,9 @@ class ChangePoint:
             "before": self.before,
             "after": self.after,
         }
+        if self.rule is not None:
+            found.update(rule=self.rule, severity=self.severity)
+        return found
 
     @classmethod
     def from_json(cls, entry: Mapping[str, Any]) -> ChangePoint:
@@ -56,6 +63,8 @@ class ChangePoint:
             str(entry["last_same"]),
             entry.get("before"),
             entry.get("after"),
+            None if entry.get("rule") is None else str(entry["rule"]),
+            None if entry.get("severity") is None else str(entry["severity"]),
         )
 
 

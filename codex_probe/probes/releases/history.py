@@ -9,7 +9,8 @@ skipped. Shards of a range (`--shard K/N`, one CI job each) write their own file
 
 `change_points` lists where any recorded value changes along the range (change_points.py):
 a finding's verdict, its observed values under the same verdict, each key of the surface
-(its before and after cut down to the parts that differ), each watched upstream issue's
+(its before and after cut down to the parts that differ, with the breaking-change rule
+it meets and its severity), each watched upstream issue's
 state as codex_probe/probes/domain/watch.py decides it from the release's findings ("fixed in X",
 "back in X").
 
@@ -42,6 +43,7 @@ from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, FINDING_ID_PATTERN, Verdict
 from codex_probe.probes.domain.stability import comparable
+from codex_probe.probes.domain.surface.classify import classify
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, in_gap
 from codex_probe.probes.domain.surface.release import FORMAT as SURFACE_FORMAT
@@ -421,9 +423,18 @@ def history_change_points(document: dict[str, Any], folder: Path | None) -> list
             continue
         if point.kind == "surface":
             before, after = json.loads(point.before), json.loads(point.after)
+            aspect, key = point.key.split(" ", 1)
+            worst = classify(aspect, key, before, after)[0]
             before, after = trimmed(before, after)
             point = ChangePoint(
-                point.kind, point.key, point.first_changed, point.last_same, before, after
+                point.kind,
+                point.key,
+                point.first_changed,
+                point.last_same,
+                before,
+                after,
+                worst.rule,
+                worst.severity.name,
             )
         kept.append(point)
     return kept

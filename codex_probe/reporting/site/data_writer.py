@@ -11,6 +11,7 @@ import shutil
 import stat
 import time
 import zipfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast, get_args
@@ -124,7 +125,24 @@ def _change_point(view: HistoryView, point: ChangePoint) -> model.ChangePoint:
         last_same=point.last_same,
         before=point.before,
         after=point.after,
+        rule=point.rule,
+        severity=_severity(point.severity),
     )
+
+
+def _severity(name: str | None) -> model.SeverityName | None:
+    if name is None:
+        return None
+    if name in get_args(model.SeverityName):
+        return cast(model.SeverityName, name)
+    raise ValueError(f"unknown severity: {name!r}")
+
+
+def _breaking(view: HistoryView, release: Release) -> model.Breaking | None:
+    if not release.surface:
+        return None
+    found = Counter(point.severity for point in view.breaking(release.version))
+    return model.Breaking(ERR=found["ERR"], WARN=found["WARN"], INFO=found["INFO"])
 
 
 def _change(difference: Difference) -> model.Change:
@@ -199,6 +217,7 @@ def _release_record(view: HistoryView, release: Release, files: _Files) -> model
         changes_since_previous=[
             _change(d) for d in (view.differences(previous, version) if previous else [])
         ],
+        breaking=_breaking(view, release),
     )
 
 

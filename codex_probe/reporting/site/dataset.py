@@ -31,6 +31,7 @@ SCHEMA_FILE = Path(__file__).resolve().parent / "dataset.schema.json"
 DATA = "data"  # the dataset's folder in the site
 
 Verdict = Literal["holds", "changed", "broken", "unsupported"]
+SeverityName = Literal["ERR", "WARN", "INFO"]
 ChangeKind = Literal["verdict", "observed", "surface", "watch"]
 
 
@@ -138,6 +139,29 @@ class ChangePoint(msgspec.Struct):
     last_same: Annotated[str, described("The recorded release before it, with the old value.")]
     before: Annotated[Any, described("The value on last_same (ids masked as <id>).")]
     after: Annotated[Any, described("The value on first_changed (ids masked as <id>).")]
+    rule: Annotated[
+        str | None,
+        described(
+            "surface: the breaking-change rule the change meets, its worst (`codex-probe "
+            "rules` lists them); null for the other kinds."
+        ),
+    ] = None
+    severity: Annotated[
+        SeverityName | None,
+        described(
+            "surface: the rule's severity: ERR breaks a client, WARN may, INFO is additive "
+            "or invisible to a client; null for the other kinds."
+        ),
+    ] = None
+
+
+class Breaking(msgspec.Struct):
+    """How many keys of the protocol surface first changed on a release, by the severity of
+    the breaking-change rule each meets (its worst)."""
+
+    ERR: Annotated[int, described("Changes that break a client.")]
+    WARN: Annotated[int, described("Changes that may break a client.")]
+    INFO: Annotated[int, described("Additive changes, or invisible to a client.")]
 
 
 class WatchedIssue(msgspec.Struct):
@@ -256,6 +280,13 @@ class ReleaseFile(msgspec.Struct, tag_field="record", tag="release"):
     changes_since_previous: Annotated[
         list[Change], described("What differs from the previous probed release.")
     ]
+    breaking: Annotated[
+        Breaking | None,
+        described(
+            "The surface's change points first seen on this release, by severity (null: no "
+            "surface recorded). The points themselves are the index's change_points."
+        ),
+    ] = None
 
 
 class TimelineEntry(msgspec.Struct):

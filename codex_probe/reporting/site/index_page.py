@@ -1,24 +1,27 @@
 """index.html: the release x finding grid, then every change point.
 
 Columns are releases in version order, rows the findings (required, informative, fidelity),
-then one row per surface aspect and one per watched upstream bug when the history records
-them. A cell shows its state by colour and symbol, a bar where the verdict (or the bug's
-state) changed, a corner where an observed value changed under the same verdict; it links to
-the finding's page at that release. The page stays small (no per-cell tooltip text: a few
-lines of script name the cell under the pointer), because a person opens it first:
-`codex-probe site` reports its weight, and a test holds it under 500 kB for a history of the
-whole range.
+then one row per surface aspect, the breaking band (per release, the worst rule its surface
+changes meet: ERR, WARN or INFO, as `codex-probe rules` classifies them) and one row per
+watched upstream bug when the history records them. A cell shows its state by colour and
+symbol, a bar where the verdict (or the bug's state) changed, a corner where an observed
+value changed under the same verdict; it links to the finding's page at that release. The
+page stays small (no per-cell tooltip text: a few lines of script name the cell under the
+pointer), because a person opens it first: `codex-probe site` reports its weight, and a
+test holds it under 500 kB for a history of the whole range.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.reporting.history_view import FindingInfo, HistoryView, Release
 from codex_probe.reporting.site.look import (
+    BREAKING,
+    BREAKING_NONE,
     GROUP_TITLES,
     NOT_INSTALLABLE,
     NOT_RECORDED,
@@ -82,6 +85,8 @@ def render_index(view: HistoryView) -> str:
         for aspect in view.aspects:
             cells = "".join(_surface_cell(r, aspect, marks) for r in view.releases)
             rows.append(f'<tr><th class="row">{esc(aspect)}</th>{cells}</tr>')
+        cells = "".join(_breaking_cell(view, r) for r in view.releases)
+        rows.append(f'<tr><th class="row">{esc(GROUP_TITLES["breaking"])}</th>{cells}</tr>')
     if view.watched:
         rows.append(_section(f"{GROUP_TITLES['watch']} ({len(view.watched)})", len(versions)))
         for issue in view.watched:
@@ -97,7 +102,8 @@ def render_index(view: HistoryView) -> str:
     states = tuple(
         s
         for s in STATES
-        if s not in (SURFACE_SAME, SURFACE_CHANGED) or view.aspects
+        if s not in (SURFACE_SAME, SURFACE_CHANGED, BREAKING_NONE, *BREAKING.values())
+        or view.aspects
         if s not in (WATCH_PRESENT, WATCH_ABSENT, WATCH_UNDECIDED) or view.watched
         if s is not NOT_INSTALLABLE or len(view.probed_versions) < len(view.versions)
     )
@@ -165,6 +171,18 @@ def _surface_cell(release: Release, aspect: str, marks: dict[tuple[str, str], st
     changed = marks.get((aspect, release.version)) == "cv"
     href = f"{release_href(release.version, 0)}#surface"
     return _cell(SURFACE_CHANGED if changed else SURFACE_SAME, href)
+
+
+def _breaking_cell(view: HistoryView, release: Release) -> str:
+    if not release.probed:
+        return _cell(NOT_INSTALLABLE, None)
+    if not release.surface:
+        return _cell(NOT_RECORDED, None)
+    found = view.breaking(release.version)
+    if not found:
+        return _cell(BREAKING_NONE, None)
+    state = BREAKING.get(found[0].severity or "", BREAKING["INFO"])
+    return _cell(state, f"{release_href(release.version, 0)}#breaking")
 
 
 def _watch_cell(
@@ -284,10 +302,16 @@ def _point_lines(view: HistoryView, points: list[ChangePoint]) -> list[str]:
         if found[0].kind == "surface":
             # An aspect may change in dozens of keys at once: the index names how many and
             # one; the release page and the compare view give every value.
+            order = {"ERR": 0, "WARN": 1, "INFO": 2}
+            found = sorted(found, key=lambda p: order.get(p.severity or "", 3))
             first = found[0].key.removeprefix(subject).lstrip(".:/ ")
+            worst = f"{found[0].severity} {found[0].rule}: " if found[0].rule else ""
+            severities = Counter(p.severity for p in found if p.severity)
+            said = ", ".join(f"{severities[n]} {n}" for n in order if severities[n])
             lines.append(
-                f"<li>{esc(subject)} (surface): {len(found)} key(s) changed, "
-                f"e.g. <code>{esc(first)}</code></li>"
+                f"<li>{esc(subject)} (surface): {len(found)} key(s) changed"
+                f"{' (' + said + ')' if said else ''}, "
+                f"e.g. {esc(worst)}<code>{esc(first)}</code></li>"
             )
             continue
         parts = []

@@ -36,6 +36,13 @@ NOT_INSTALLABLE = State("u", "\u2013", "not installable", "#e6e6e6", "#555555")
 NOT_RECORDED = State("n", "", "not recorded", "#f3f3f3", "#999999")
 SURFACE_SAME = State("s", "·", "surface as the release before", "#dbe6f2", "#34495e")
 SURFACE_CHANGED = State("sc", "◆", "surface changed here", "#0072b2", "#ffffff")
+# The breaking band: the worst rule a release's surface changes meet (codex-probe rules).
+BREAKING = {
+    "ERR": State("ke", "✖", "a change that breaks a client (ERR)", "#8b0000", "#ffffff"),
+    "WARN": State("kw", "!", "a change that may break a client (WARN)", "#f0e442", "#000000"),
+    "INFO": State("ki", "+", "only additive changes (INFO)", "#e8eef5", "#34495e"),
+}
+BREAKING_NONE = State("k0", "", "no surface change", "#f7f7f7", "#999999")
 WATCH_PRESENT = State("wp", "●", "bug present", "#d55e00", "#ffffff")
 WATCH_ABSENT = State("wa", "○", "bug absent", "#d9efe6", "#1b4d3e")
 WATCH_UNDECIDED = State(
@@ -53,6 +60,8 @@ STATES = (
     NOT_RECORDED,
     SURFACE_SAME,
     SURFACE_CHANGED,
+    *BREAKING.values(),
+    BREAKING_NONE,
     WATCH_PRESENT,
     WATCH_ABSENT,
     WATCH_UNDECIDED,
@@ -67,6 +76,7 @@ GROUP_TITLES = {
     "informative": "Informative assumptions: recorded, reported, not gated",
     "fidelity": "Fake fidelity: does codex-probe's fake imitate the release (about the fake)",
     "surface": "Protocol surface: one row per aspect",
+    "breaking": "Breaking changes: the worst rule the surface's changes meet, per release",
     "watch": "Watched upstream bugs",
 }
 STYLE_FILE = "site.css"

@@ -65,6 +65,7 @@ def render_release(view: HistoryView, release: Release, record: model.ReleaseFil
     if view.watched:
         body.append(_watch(view, version))
     if release.surface:
+        body.append(_breaking(view, version))
         body.append(_surface(release, record))
     body.append(_profile(release, record))
     body.append(_bundles(record))
@@ -229,6 +230,30 @@ def _watch(view: HistoryView, version: str) -> str:
             f"<td>{esc(issue.title)}</td><td class='val'>{esc(said)}</td></tr>"
         )
     return '<h2>Watched upstream bugs</h2><table class="list">' + "".join(rows) + "</table>"
+
+
+def _breaking(view: HistoryView, version: str) -> str:
+    """The surface's changes first seen on this release, by the rule each meets: every ERR
+    one named, the others counted."""
+    found = view.breaking(version)
+    title = '<h2 id="breaking">Breaking changes (the protocol surface, by rule)</h2>'
+    if not found:
+        return title + "<p>No key of the surface changed here.</p>"
+    errors = [p for p in found if p.severity == "ERR"]
+    counted = ", ".join(
+        f"{sum(p.severity == name for p in found)} {name}" for name in ("ERR", "WARN", "INFO")
+    )
+    rows = "".join(
+        f"<tr><td>{esc(p.rule or '')}</td><td class='val'>{esc(p.key)}</td>"
+        f"<td>last same: {esc(p.last_same)}</td></tr>"
+        for p in errors
+    )
+    reproduce = f"codex-probe diff {found[0].last_same} {version} --fail-on ERR"
+    listed = f'<table class="list">{rows}</table>' if rows else ""
+    return (
+        f"{title}<p>{len(found)} key(s) of the surface changed here: {counted}. "
+        f"Every rule each meets: <code>{esc(reproduce)}</code>.</p>{listed}"
+    )
 
 
 def _surface(release: Release, record: model.ReleaseFile) -> str:

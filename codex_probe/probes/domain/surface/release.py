@@ -13,7 +13,9 @@ differs between two surfaces):
     refusals         per refused request: code, message (ids masked), data, and how the
                      reference driver reads it
     model_requests   per step, each request codex made of the model provider
-    schema           per method of the generated schema, its parameter fields
+    schema           per method of the generated schema, the fields of its params and
+                     of its answer, with their types, enum values, nullability and
+                     whether they are required (schema.py)
 
 Keys name where a value comes from: `SCENARIO STEP METHOD` (notifications, answers,
 refusals; `#2` for a method's second request in a step), `SCENARIO STEP #N` (model
@@ -46,8 +48,9 @@ from codex_probe.probes.domain.surface.wire import (
 # What a surface holds and how it is masked (shape.py, wire.py, timing.py): bump it with any
 # change to either, so recorded surfaces are not compared with new ones (a history's
 # probe_set includes it: its releases are probed again; surface.json of another format
-# is refused in one line). 1 is the first landed form, with every mask of 2026-12-02.
-FORMAT = 1
+# is refused in one line). 1 is the first landed form, with every mask of 2026-12-02; 2
+# adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`).
+FORMAT = 2
 ASPECTS = ("initialize", "notifications", "answers", "refusals", "model_requests", "schema")
 # The handshake scenario's steps the initialize aspect reads (codex_probe/probes/runner/scenarios.py
 # names its steps with these).
