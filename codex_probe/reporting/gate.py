@@ -50,6 +50,7 @@ SURFACE_MEANING = {
     "or a baseline entry is stale",
 }
 TAG = {PASS: "ok", FAIL: "FAIL", NO_VERDICT: "NO VERDICT"}
+DECISION_WORDS = {PASS: "passes", FAIL: "fails", NO_VERDICT: "no verdict"}
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,18 @@ class GateResult:
             return SURFACE_MEANING[code]
         return MEANING[code]
 
+    @property
+    def decision(self) -> str:
+        """The gate's decision in one line, as its last line says it."""
+        return f"gate: exit {self.exit_code}: {self.meaning}"
+
+    @property
+    def word(self) -> str:
+        """The decision in a word: passes, fails, or no verdict."""
+        return DECISION_WORDS.get(self.exit_code, str(self.exit_code))
+
     def lines(self) -> list[str]:
-        return [*map(str, self.reasons), f"gate: exit {self.exit_code}: {self.meaning}"]
+        return [*map(str, self.reasons), self.decision]
 
 
 def evaluate(

@@ -14,9 +14,15 @@ from codex_probe.harness.command_line import FAILED, USAGE_ERROR
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.reporting.allure_install import ALLURE_VERSION, AllureInstallError, install_allure
-from codex_probe.reporting.allure_report import ReportError, generate_html, require_results
+from codex_probe.reporting.allure_report import (
+    REPORT_NAME,
+    ReportError,
+    generate_html,
+    require_results,
+)
 from codex_probe.reporting.browser import BrowserError, screenshot
 from codex_probe.reporting.categories import report_environment, write_results_metadata
+from codex_probe.reporting.gate import evaluate
 from codex_probe.reporting.history_link import find_history, link_results, summary_line
 from codex_probe.reporting.summary import render_summary
 
@@ -83,10 +89,17 @@ def run(args: argparse.Namespace) -> int:
         require_results(results_dir)  # before fetching Allure from npm
         allure = install_allure()
         versions = verdicts.versions if verdicts else []
-        write_results_metadata(results_dir, report_environment(versions, TOOL, allure.version))
+        environment = report_environment(versions, TOOL, allure.version)
+        if verdicts is not None:
+            gate = evaluate(verdicts, verdicts.versions)
+            environment = {
+                "gate": f"{gate.word}: exit {gate.exit_code}, {gate.meaning}",
+                **environment,
+            }
+        write_results_metadata(results_dir, environment)
         if history is not None:
             link_results(results_dir, history, out / "html")
-        generated = generate_html(allure, results_dir, out / "html")
+        generated = generate_html(allure, results_dir, out / "html", name=report_title(verdicts))
     except (ReportError, NpmError, AllureInstallError) as error:
         print(f"codex-probe report: {error}", file=sys.stderr)
         return FAILED
@@ -102,3 +115,12 @@ def run(args: argparse.Namespace) -> int:
             return FAILED
         print(f"screenshot: {picture}")
     return 0
+
+
+def report_title(verdicts: VerdictReport | None) -> str:
+    """The page's heading: the versions and what the gate decides on them, at a glance
+    (as `codex-probe gate` takes the run's verdict.json, without a baseline)."""
+    if verdicts is None or not verdicts.versions:
+        return REPORT_NAME
+    gate = evaluate(verdicts, verdicts.versions)
+    return f"codex-cli {', '.join(verdicts.versions)}: gate {gate.word} ({gate.meaning})"
