@@ -92,7 +92,8 @@ def test_two_processes_installing_the_same_version_at_once_both_get_one_installa
     default_codex: Installation,
 ) -> None:
     script = (
-        "import json, sys; from pathlib import Path; from harness.codex.install import install;"
+        "import json, sys; from pathlib import Path;"
+        "from codex_probe.harness.codex.install import install;"
         "i = install(sys.argv[1], root=Path(sys.argv[2]));"
         "print(json.dumps({'root': str(i.root)}))"
     )
