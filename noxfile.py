@@ -212,7 +212,8 @@ def report(session: nox.Session) -> None:
 def schema_diff(session: nox.Session) -> None:
     """Schema drift between the two versions of the default matrix (or the two given)."""
     install_project(session, extras="")
-    session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))
+    first, last = session.posargs or DEFAULT_MATRIX
+    session.run("codex-probe", "schema-diff", "--from", first, "--to", last)
 
 
 @nox.session(python=PYTHON)

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.validate",
     "codex_probe.cli.commands.smoke",
     "codex_probe.cli.commands.probe",
+    "codex_probe.cli.commands.findings",
     "codex_probe.cli.commands.learn",
     "codex_probe.cli.commands.repro",
     "codex_probe.cli.commands.watch",

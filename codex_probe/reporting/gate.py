@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.domain.surface.delta import delta
-from codex_probe.probes.domain.surface.diff import SurfaceChange
+from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
 from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
@@ -110,6 +111,21 @@ class GateResult:
     def lines(self) -> list[str]:
         return [*map(str, self.reasons), self.decision]
 
+    def to_json(self) -> dict[str, Any]:
+        """What `codex-probe gate --json` prints: the decision and every reason's line."""
+        return {
+            "exit_code": self.exit_code,
+            "decision": self.word,
+            "meaning": self.meaning,
+            "strict": self.strict,
+            "surface": self.surface,
+            "reasons": [
+                {"code": r.code, "tag": TAG.get(r.code, "note") if r.code else "note"}
+                | {"version": r.version, "text": r.text}
+                for r in self.reasons
+            ],
+        }
+
 
 def evaluate(
     report: VerdictReport,
@@ -182,7 +198,7 @@ def _surface_reasons(
 ) -> list[Reason]:
     reasons = []
     others = 0
-    reproduce = f"codex-probe diff {comparison.base} {version}"
+    reproduce = diff_command(comparison.base, version)
     for change in comparison.changes:
         entry = accepted.pop(change.name, None)
         if entry is not None:

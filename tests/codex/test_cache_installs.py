@@ -293,7 +293,7 @@ def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(install_cac
     fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY, data_bytes=2_000_000)
     fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY, data_bytes=2_000_000)
     fake_install(install_cache, "0.3.0", last_used=NOW - 3 * DAY, data_bytes=2_000_000)
-    done = codex_probe(install_cache, "cache", "prune", "--keep", "1")
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", "1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "removed 0.3.0  2.0 MB",
@@ -305,7 +305,7 @@ def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(install_cac
 
 def test_cache_prune_json_reports_what_it_removed_and_freed(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0", data_bytes=500)
-    done = codex_probe(install_cache, "cache", "prune", "--keep", "0", "--json")
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", "0", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [entry["version"] for entry in report["removed"]] == ["0.1.0"]
@@ -328,7 +328,7 @@ def test_cache_prune_with_a_bad_keep_exits_two_with_one_line_naming_it(
     problem: str,
 ) -> None:
     fake_install(install_cache, "0.1.0")
-    done = codex_probe(install_cache, "cache", "prune", "--keep", keep)
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", keep)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--keep" in done.stderr and problem in done.stderr
     assert done.stdout == ""

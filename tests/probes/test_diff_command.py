@@ -1,4 +1,5 @@
-"""`codex-probe diff A B`: every surface difference between two releases, and its exit code."""
+"""`codex-probe diff --from A --to B`: every surface difference between two releases, and
+its exit code."""
 
 from __future__ import annotations
 
@@ -38,7 +39,9 @@ def stored(tmp_path: Path) -> Path:
 
 
 def test_json_lists_every_change_with_both_values_driver_relevant_first(stored: Path) -> None:
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(stored), "--json"
+    )
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout) == {
         "a": "0.150.0",
@@ -65,7 +68,7 @@ def test_json_lists_every_change_with_both_values_driver_relevant_first(stored: 
 def test_the_text_tells_what_the_driver_touches_first_and_each_change_in_short(
     stored: Path,
 ) -> None:
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored))
+    done = codex_probe("diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(stored))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert "codex-cli 0.150.0 -> 0.171.0: 2 surface difference(s), 1 the reference driver" in (
@@ -77,7 +80,9 @@ def test_the_text_tells_what_the_driver_touches_first_and_each_change_in_short(
 
 
 def test_a_release_against_itself_is_no_difference_and_exit_0(stored: Path) -> None:
-    done = codex_probe("diff", "0.171.0", "0.171.0", "--surfaces", str(stored), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.171.0", "--to", "0.171.0", "--surfaces", str(stored), "--json"
+    )
     assert done.returncode == 0
     assert json.loads(done.stdout)["changes"] == []
 
@@ -85,7 +90,9 @@ def test_a_release_against_itself_is_no_difference_and_exit_0(stored: Path) -> N
 def test_a_surface_with_a_gap_is_compared_where_it_can_be_and_exits_3(tmp_path: Path) -> None:
     path = tmp_path / "surface.json"
     write_surfaces(path, {"0.150.0": OLD, "0.171.0": surface("0.171.0", missing=("s",))})
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(path), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(path), "--json"
+    )
     assert done.returncode == 3
     assert json.loads(done.stdout)["changes"] == []
     assert "not compared, as not read: 0.171.0: s" in done.stderr
@@ -94,9 +101,9 @@ def test_a_surface_with_a_gap_is_compared_where_it_can_be_and_exits_3(tmp_path: 
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
-        (["0.171.0"], "the following arguments are required: B"),
-        (["0.171.0", "9.9.9"], "9.9.9"),
-        (["0.171.0", "0.171.0", "--surfaces", "{broken}"], "not JSON"),
+        (["--from", "0.171.0"], "the following arguments are required: --to"),
+        (["--from", "0.171.0", "--to", "9.9.9"], "9.9.9"),
+        (["--from", "0.171.0", "--to", "0.171.0", "--surfaces", "{broken}"], "not JSON"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(
@@ -114,15 +121,19 @@ def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
     tmp_path: Path, default_codex: Installation
 ) -> None:
     version = default_codex.version
-    done = codex_probe("diff", version, version, "--json", timeout=600)
+    done = codex_probe("diff", "--from", version, "--to", version, "--json", timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert json.loads(done.stdout) == {"a": version, "b": version, "changes": []}
     assert done.stderr.count(f"codex-cli {version}: surface sha256:") == 2
     kept = tmp_path / "surface.json"
-    twice = codex_probe("diff", version, version, "--surfaces", str(kept), timeout=600)
+    twice = codex_probe(
+        "diff", "--from", version, "--to", version, "--surfaces", str(kept), timeout=600
+    )
     assert twice.returncode == 0, twice.stdout[-3000:] + twice.stderr[-3000:]
     assert twice.stdout.count(f"codex-cli {version}: surface sha256:") == 2  # probed twice
-    again = codex_probe("diff", version, "0.150.0", "--surfaces", str(kept), timeout=600)
+    again = codex_probe(
+        "diff", "--from", version, "--to", "0.150.0", "--surfaces", str(kept), timeout=600
+    )
     assert again.returncode in (0, 1), again.stderr[-3000:]
     assert f"codex-cli {version}: surface read from {kept}" in again.stdout
     assert set(load_surfaces(kept)) == {version, "0.150.0"}

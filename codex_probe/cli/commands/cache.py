@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from codex_probe.cli.commands.options import non_negative_int
+from codex_probe.cli.commands.options import DeprecatedOption, add_json_option, non_negative_int
 from codex_probe.harness.codex.cache import cache_root
 from codex_probe.harness.codex.installs import (
     CachedInstall,
@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
         help="list the cached codex-cli installs, or remove the least recently used",
         description="Each cached codex-cli install takes a few hundred MB under "
         "$CODEX_PROBE_CACHE/codex. `list` shows them, most recently used first; `prune` "
-        "removes the least recently used ones beyond --keep.",
+        "removes the least recently used ones beyond --keep-installs.",
     )
     actions = parser.add_subparsers(
         dest="cache_action", metavar="ACTION", required=True, parser_class=OneLineErrorParser
@@ -38,23 +38,32 @@ def register(subparsers: Any) -> None:
         description="List the cached codex-cli installs, most recently used first: "
         "version, size, last use and folder, then their total.",
     )
-    listing.add_argument("--json", action="store_true", help="print a JSON object")
+    add_json_option(listing, "the installs and their total")
     listing.set_defaults(handler=run_list)
     prune = actions.add_parser(
         "prune",
         help="remove the least recently used installs",
-        description="Remove the least recently used installs so that at most --keep remain. "
+        description="Remove the least recently used installs so that at most --keep-installs "
+        "remain. "
         "An install a running process uses, or that another process is installing or "
         "pruning, stays (and is listed as kept, with why).",
     )
     prune.add_argument(
-        "--keep",
+        "--keep-installs",
         type=non_negative_int,
         default=DEFAULT_KEEP,
         metavar="N",
-        help=f"how many installs to keep (default {DEFAULT_KEEP})",
+        help=f"how many installs to keep, the most recently used (default {DEFAULT_KEEP})",
     )
-    prune.add_argument("--json", action="store_true", help="print a JSON object")
+    prune.add_argument(
+        "--keep",
+        dest="keep_installs",
+        type=non_negative_int,
+        action=DeprecatedOption,
+        command="cache prune",
+        new="--keep-installs N",
+    )
+    add_json_option(prune, "what was removed and kept, and why")
     prune.set_defaults(handler=run_prune)
 
 
@@ -94,7 +103,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_prune(args: argparse.Namespace) -> int:
     try:
-        pruned = prune_installs(args.keep)
+        pruned = prune_installs(args.keep_installs)
     except OSError as error:
         return _unusable_cache("prune", error)
     removed = pruned.removed
@@ -102,7 +111,7 @@ def run_prune(args: argparse.Namespace) -> int:
     if args.json:
         report = {
             "root": str(cache_root()),
-            "keep": args.keep,
+            "keep": args.keep_installs,
             "removed": [_as_json(install) for install in removed],
             "kept": [_kept_json(kept) for kept in pruned.kept],
             "freed_bytes": freed,

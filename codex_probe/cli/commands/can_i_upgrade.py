@@ -14,7 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.options import add_jobs_option, add_keep_installs_option
+from codex_probe.cli.commands.options import (
+    add_jobs_option,
+    add_json_option,
+    add_keep_installs_option,
+    add_range_options,
+    require_range,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
 from codex_probe.harness.codex.install import UnknownVersionError
@@ -47,8 +53,11 @@ def register(subparsers: Any) -> None:
         "The answer comes from the history folder; the releases it lacks are probed first "
         "(as codex-probe history does) and recorded there. Exit 2: usage.",
     )
-    parser.add_argument("--from", dest="first", required=True, metavar="A")
-    parser.add_argument("--to", dest="last", required=True, metavar="B", help="B, or latest")
+    add_range_options(
+        parser,
+        first="the release codex-cli is on now",
+        last="the release to upgrade to (or latest)",
+    )
     parser.add_argument(
         "--history",
         type=Path,
@@ -72,7 +81,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="probe nothing: a release the history lacks makes the answer unknown",
     )
-    parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    add_json_option(parser, "the answer, each change and where it came in")
     add_jobs_option(parser)
     add_keep_installs_option(parser)
     parser.set_defaults(handler=run)
@@ -86,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     except BaselineError as error:
         return _usage(str(error))
     try:
-        releases = published_range(args.first, args.last)
+        releases = published_range(*require_range(args))
     except (UnknownVersionError, NpmError, RangeError) as error:
         return _usage(str(error))
     path = args.history / HISTORY_FILE

@@ -1,4 +1,5 @@
-"""`codex-probe diff A B`: every difference between the protocol surfaces of two releases."""
+"""`codex-probe diff --from A --to B`: every difference between the protocol surfaces of two
+releases, read from a history or a surface.json where one records them, else probed."""
 
 from __future__ import annotations
 
@@ -11,10 +12,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option
+from codex_probe.cli.commands.failures import CommandFailed, install_failures_end_command
+from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
+    add_jobs_option,
+    add_json_option,
+    add_range_options,
+    require_range,
+)
 from codex_probe.cli.commands.output import output_problem
-from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.install import install, resolve_version
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import (
     SurfaceFileError,
@@ -22,6 +29,7 @@ from codex_probe.probes.domain.surface.file import (
     write_surfaces,
 )
 from codex_probe.probes.domain.surface.release import Surface
+from codex_probe.probes.releases.history import surface_path
 from codex_probe.probes.runner.release_run import probe_release
 from codex_probe.probes.runner.selection import Selection
 from codex_probe.reporting.surface_text import render_changes
@@ -34,15 +42,35 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "diff",
         help="every protocol surface difference between two codex-cli releases",
-        description="Probe releases A and B (every scenario on the real codex-cli; A and B "
-        "may be the same release, probed twice) and print every difference of their protocol "
-        "surfaces (initialize, notifications, answer shapes, refusals, model requests, schema "
-        "methods), what the reference driver touches first. Exit 0: no difference; 1: "
-        "differences; 2: usage; 3: a release could not be probed (whole).",
+        description="Print every difference of the protocol surfaces (initialize, "
+        "notifications, answer shapes, refusals, model requests, schema methods) of releases "
+        "--from and --to, what the reference driver touches first. A release a --history "
+        "folder or a --surfaces file records is read from it; any other is probed (every "
+        "scenario on the real codex-cli; --from and --to may be the same release, probed "
+        "twice). Exit 0: no difference; 1: differences; 2: usage; 3: a release could not be "
+        "probed (whole).",
     )
-    parser.add_argument("a", metavar="A", help="the release to compare from (or latest)")
-    parser.add_argument("b", metavar="B", help="the release to compare to (or latest)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_range_options(
+        parser,
+        first="the release to compare from (or latest)",
+        last="the release to compare to (or latest)",
+    )
+    parser.add_argument(
+        "old_releases",
+        action=DeprecatedPositional,
+        command="diff",
+        old="A B (positional)",
+        new="--from A --to B",
+        dests=("first", "last"),
+    )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        metavar="DIR",
+        help="a history folder (codex-probe history): a release it recorded is read from its "
+        "releases/VERSION/surface.json instead of probed",
+    )
+    add_json_option(parser, "every change (aspect, key, before, after, driver_relevant)")
     parser.add_argument(
         "--surfaces",
         type=Path,
@@ -55,6 +83,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    first, last = require_range(args)
     stored: dict[str, Surface] = {}
     if args.surfaces is not None:
         if problem := output_problem(args.surfaces.parent, args.surfaces.name):
@@ -67,10 +96,15 @@ def run(args: argparse.Namespace) -> int:
     surfaces: list[Surface | None] = []
     recorded = dict(stored)  # what the file held before: a release probed now is probed twice
     with tempfile.TemporaryDirectory(prefix="codex-probe-diff-") as scratch:
-        for version in (args.a, args.b):
+        for version in (first, last):
             if version in recorded:
                 print(f"codex-cli {version}: surface read from {args.surfaces}", file=progress)
                 surfaces.append(recorded[version])
+                continue
+            if args.history is not None and (found := _from_history(args.history, version)):
+                file, kept = found
+                print(f"codex-cli {kept.version}: surface read from {file}", file=progress)
+                surfaces.append(kept)
                 continue
             with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
                 concrete = install(version).version
@@ -107,6 +141,20 @@ def run(args: argparse.Namespace) -> int:
 async def _probe(version: str, jobs: int, learned: Path) -> Surface | None:
     release = await probe_release(version, Selection.surface_only(), jobs=jobs, learned_dir=learned)
     return release.surface
+
+
+def _from_history(history: Path, version: str) -> tuple[Path, Surface] | None:
+    """The release's surface as the history recorded it, and its file (None: not recorded)."""
+    with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
+        concrete = resolve_version(version)  # `latest` names a release only the registry knows
+    file = history / surface_path(concrete)
+    if not file.is_file():
+        return None
+    try:
+        surface = load_surfaces(file).get(concrete)
+    except SurfaceFileError as error:
+        raise CommandFailed(str(error), USAGE) from None
+    return None if surface is None else (file, surface)
 
 
 def _usage(problem: str) -> int:

@@ -71,7 +71,12 @@ def register(subparsers: Any) -> None:
         "(fresh, or resume --session-id with at most one fallback) and deliver --message; "
         "print the path taken, the methods sent, the thread id and the transcript.",
     )
-    parser.add_argument("--backend", choices=BACKENDS, required=True)
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        required=True,
+        help="the app-server to drive: the real codex-cli, or the fake imitating it",
+    )
     parser.add_argument(
         "--codex",
         default=DEFAULT_CODEX_VERSION,

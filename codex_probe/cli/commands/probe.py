@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.invocation import invocation
 from codex_probe.cli.commands.options import (
     add_codex_versions_option,
     add_jobs_option,
+    add_json_option,
     positive_int,
 )
 from codex_probe.cli.commands.output import output_problem
@@ -28,14 +31,14 @@ from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
 from codex_probe.probes.domain.surface.file import SURFACE_FILE, write_surfaces
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.tally import tally
-from codex_probe.probes.domain.verdict_file import VerdictReport
+from codex_probe.probes.domain.verdict_file import VerdictFileError, VerdictReport, load_verdicts
 from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER, bundle_in_report
 from codex_probe.probes.runner.events import Event, FindingJudged, ScenarioFinished
 from codex_probe.probes.runner.release_run import ReleaseRun, probe_release_repeated
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from codex_probe.probes.runner.selection import Selection, Subject
 from codex_probe.reporting.finding_results import write_finding_result
+from codex_probe.reporting.probe_progress import ProbeProgress
 from codex_probe.reporting.table import closing_lines, profile_lines, render_table
 
 USAGE = 2
@@ -68,7 +71,7 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="ID",
-        help="only this assumption id (repeatable)",
+        help="only this finding (repeatable; `codex-probe findings` lists the ids)",
     )
     parser.add_argument(
         "--no-fidelity", action="store_true", help="skip running the scenarios on the fake"
@@ -98,10 +101,43 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="profile file for --backend fake (default: the version's checked-in one)",
     )
+    add_json_option(parser, "where verdict.json is and each finding's verdict")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """The run; with --json, what it says goes to stderr and the answer alone to stdout."""
+    if not args.json:
+        return _run(args)
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _run(args)
+    versions = list(dict.fromkeys(args.codex or [DEFAULT_CODEX_VERSION]))
+    verdict = (args.out or run_folder(versions)) / "verdict.json"
+    print(json.dumps(answer(verdict, code), indent=2))
+    return code
+
+
+def answer(verdict: Path, exit_code: int) -> dict[str, Any]:
+    """What `probe --json` prints: the exit code, the files, and each finding's verdict."""
+    try:
+        report = load_verdicts(verdict)
+    except VerdictFileError:
+        return {"exit_code": exit_code, "verdict": None, "versions": {}}
+    surface = verdict.parent / SURFACE_FILE
+    return {
+        "exit_code": exit_code,
+        "verdict": str(verdict),
+        "surface": str(surface) if surface.is_file() else None,
+        "complete": report.complete,
+        "missing": list(report.missing),
+        "versions": {
+            version: {i: f.verdict.value for i, f in findings.items()}
+            for version, findings in report.findings.items()
+        },
+    }
+
+
+def _run(args: argparse.Namespace) -> int:
     known = set(BY_ID) | {f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS}
     unknown = [i for i in args.only if i not in known]
     if unknown:
@@ -191,11 +227,12 @@ class ProbeRun:
         self.broke: list[str] = []  # the scenarios of the release under way that broke
         self.surfaces: dict[str, Surface] = {}
         self.surface_flips: dict[str, list[str]] = {}
+        self.progress = ProbeProgress()
 
     async def probe(self, versions: list[str], *, jobs: int, repeat: int) -> None:
         for version in versions:
-            started = time.monotonic()
             print(f"codex-cli {version}: probing {_what(self.selection, self.subject)}")
+            self.progress.start(version, _scenario_runs(self.selection, repeat))
             run = await probe_release_repeated(
                 version,
                 self.selection,
@@ -205,6 +242,7 @@ class ProbeRun:
                 subject=self.subject,
                 on_event=self.on_event,
             )
+            self.progress.finish()
             self._record(run)
             if run.undrivable is not None:
                 print(
@@ -212,10 +250,9 @@ class ProbeRun:
                     file=sys.stderr,
                 )
                 continue
-            counts = _counts(run)
-            print(f"codex-cli {version}: {counts} in {time.monotonic() - started:.1f} s")
 
     def on_event(self, event: Event) -> None:
+        self.progress.on_event(event)
         if isinstance(event, ScenarioFinished) and event.outcome.observation is None:
             # Said after the release: a release nothing can drive gets one line, not twelve.
             self.broke.append(f"  {event.backend} {event.version}: {event.outcome.failure()}")
@@ -277,8 +314,10 @@ def _what(selection: Selection, subject: Subject) -> str:
     )
 
 
-def _counts(run: ReleaseRun) -> str:
-    return tally((f.id, f.verdict.value, f.required) for f in run.findings.values())
+def _scenario_runs(selection: Selection, repeat: int) -> int:
+    """About how many scenario runs a release takes (learning a profile runs them all)."""
+    fake = len(selection.scenarios) if selection.compare_with_fake else 0
+    return (len(selection.subject_scenarios) + fake) * max(1, repeat)
 
 
 def _say_closing(report: VerdictReport, probe_run: ProbeRun, repeat: int, verdict: Path) -> None:
@@ -310,12 +349,12 @@ def _say_closing(report: VerdictReport, probe_run: ProbeRun, repeat: int, verdic
         )
     lines += closing_lines(report)
     versions = " ".join(f"--codex {v}" for v in report.versions)
+    me = invocation()
     lines += [
         f"verdict: {verdict}",
         *([f"surface: {verdict.parent / SURFACE_FILE}"] if probe_run.surfaces else []),
-        f"next: codex-probe report {versions} --out {verdict.parent}   "
-        "(the Allure page and summary.md)",
-        f"      codex-probe gate {versions} --verdict {verdict} --no-run   "
+        f"next: {me} report {versions} --out {verdict.parent}   (the Allure page and summary.md)",
+        f"      {me} gate {versions} --verdict {verdict} --no-run   "
         "(exit 0 when every required assumption holds)",
     ]
     print("\n".join(lines))

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.failures import CommandFailed
+from codex_probe.cli.commands.options import add_json_option, deprecated
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
@@ -23,7 +27,12 @@ from codex_probe.reporting.allure_report import (
 from codex_probe.reporting.browser import BrowserError, screenshot
 from codex_probe.reporting.categories import report_environment, write_results_metadata
 from codex_probe.reporting.gate import evaluate
-from codex_probe.reporting.history_link import find_history, link_results, summary_line
+from codex_probe.reporting.history_link import (
+    HISTORY_PAGE,
+    find_history,
+    link_results,
+    summary_line,
+)
 from codex_probe.reporting.summary import render_summary
 
 
@@ -53,9 +62,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--history",
         type=Path,
-        metavar="HTML",
-        help="the grid of a history run to link from the report (default: OUT/history/ or "
-        "OUT/../history/history.html when there is one)",
+        metavar="DIR",
+        help="a history folder (codex-probe history) whose grid, history.html, the report "
+        "links (default: OUT/history/ or OUT/../history/ when one holds history.html)",
     )
     parser.add_argument(
         "--screenshot",
@@ -63,15 +72,25 @@ def register(subparsers: Any) -> None:
         metavar="PNG",
         help="also save a picture of the report's first page (needs headless chromium)",
     )
+    add_json_option(parser, "the files written, their size and the gate's decision")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """The report; with --json, its lines go to stderr and the answer alone to stdout."""
+    if not args.json:
+        return _run(args)
+    answer: dict[str, Any] = {}
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _run(args, answer)
+    print(json.dumps({"exit_code": code, **answer}, indent=2))
+    return code
+
+
+def _run(args: argparse.Namespace, answer: dict[str, Any] | None = None) -> int:
+    said = {} if answer is None else answer
     out: Path = args.out or run_folder(args.codex)
-    history = args.history or find_history(out)
-    if history is not None and not history.is_file():
-        print(f"codex-probe report: --history {history}: no such file", file=sys.stderr)
-        return USAGE_ERROR
+    history = find_history(out) if args.history is None else history_page(args.history)
     verdicts: VerdictReport | None = None
     if (out / "verdict.json").exists():
         try:
@@ -84,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
             summary += "\n" + summary_line(history, out)
         (out / "summary.md").write_text(summary)
         print(f"summary: {out / 'summary.md'}")
+        gate = evaluate(verdicts, verdicts.versions)
+        said["summary"] = str(out / "summary.md")
+        said["gate"] = {"decision": gate.word, "exit_code": gate.exit_code, "meaning": gate.meaning}
     results_dir = out / "allure-results"
     try:
         require_results(results_dir)  # before fetching Allure from npm
@@ -91,7 +113,6 @@ def run(args: argparse.Namespace) -> int:
         versions = verdicts.versions if verdicts else []
         environment = report_environment(versions, TOOL, allure.version)
         if verdicts is not None:
-            gate = evaluate(verdicts, verdicts.versions)
             environment = {
                 "gate": f"{gate.word}: exit {gate.exit_code}, {gate.meaning}",
                 **environment,
@@ -107,6 +128,12 @@ def run(args: argparse.Namespace) -> int:
         f"report: {generated.index} ({generated.results} results, allure {allure.version}, "
         f"{generated.seconds:.1f}s)"
     )
+    said |= {
+        "report": str(generated.index),
+        "report_bytes": generated.index.stat().st_size,
+        "results": generated.results,
+        "allure": allure.version,
+    }
     if args.screenshot is not None:
         try:
             picture = screenshot(generated.index.resolve().as_uri(), args.screenshot)
@@ -114,7 +141,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"codex-probe report: {error}", file=sys.stderr)
             return FAILED
         print(f"screenshot: {picture}")
+        said["screenshot"] = str(picture)
     return 0
+
+
+def history_page(given: Path) -> Path:
+    """The grid of the history folder given (the old spelling named the page itself)."""
+    if given.suffix == ".html":
+        deprecated("report", "--history FILE.html", "--history DIR (the folder of history.html)")
+        page = given
+    else:
+        page = given / HISTORY_PAGE
+    if not page.is_file():
+        raise CommandFailed(f"--history {given}: no {page.name} there", USAGE_ERROR)
+    return page
 
 
 def report_title(verdicts: VerdictReport | None) -> str:
