@@ -13,6 +13,7 @@ from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.domain.surface.file import load_surfaces, write_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, Surface
 from tests.cli import codex_probe
+from tests.site.recorded import BEFORE, MOVED, surface_files, write_history
 
 
 def surface(version: str, missing: tuple[str, ...] = (), **aspects: dict[str, Any]) -> Surface:
@@ -137,3 +138,23 @@ def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
     assert again.returncode in (0, 1), again.stderr[-3000:]
     assert f"codex-cli {version}: surface read from {kept}" in again.stdout
     assert set(load_surfaces(kept)) == {version, "0.150.0"}
+
+
+def test_a_history_that_records_both_releases_answers_without_probing(tmp_path: Path) -> None:
+    def answers(version: str) -> dict[str, dict[str, Any]]:
+        shape = {"$": "object"} | ({"thread.fresh": "boolean"} if version == MOVED else {})
+        return {"answers": {"errors resume thread/resume": shape}}
+
+    folder = tmp_path / "history"
+    write_history(folder, (BEFORE, MOVED), surface=surface_files(folder, answers))
+    done = codex_probe(
+        "diff", "--history", str(folder), "--from", BEFORE, "--to", MOVED, "--json", timeout=60
+    )
+    assert done.returncode == 1, done.stderr
+    assert [(c["key"], c["after"]) for c in json.loads(done.stdout)["changes"]] == [
+        ("errors resume thread/resume", {"$": "object", "thread.fresh": "boolean"})
+    ]
+    assert done.stderr.splitlines() == [
+        f"codex-cli {v}: surface read from {folder / 'releases' / v / 'surface.json'}"
+        for v in (BEFORE, MOVED)
+    ]
