@@ -16,6 +16,8 @@ from codex_probe.harness.codex.installs import (
     list_installs,
     prune_installs,
 )
+from codex_probe.harness.codex.npm_cache import npm_cache_dir, prune_npm_cache
+from codex_probe.harness.codex.progress import folder_size
 from codex_probe.harness.command_line import USAGE_ERROR, OneLineErrorParser
 
 DEFAULT_KEEP = 4
@@ -26,8 +28,10 @@ def register(subparsers: Any) -> None:
         "cache",
         help="list the cached codex-cli installs, or remove the least recently used",
         description="Each cached codex-cli install takes a few hundred MB under "
-        "$CODEX_PROBE_CACHE/codex. `list` shows them, most recently used first; `prune` "
-        "removes the least recently used ones beyond --keep-installs.",
+        "$CODEX_PROBE_CACHE/codex, and npm keeps what it downloaded for them (and for "
+        "Allure) in $CODEX_PROBE_CACHE/npm. `list` shows them, most recently used first; "
+        "`prune` removes the least recently used installs beyond --keep-installs, and npm's "
+        "download cache of codex-probe (never npm's cache of your own packages).",
     )
     actions = parser.add_subparsers(
         dest="cache_action", metavar="ACTION", required=True, parser_class=OneLineErrorParser
@@ -44,7 +48,8 @@ def register(subparsers: Any) -> None:
         "prune",
         help="remove the least recently used installs",
         description="Remove the least recently used installs so that at most --keep-installs "
-        "remain. "
+        "remain, and codex-probe's npm download cache ($CODEX_PROBE_CACHE/npm; not one you "
+        "chose with NPM_CONFIG_CACHE). "
         "An install a running process uses, or that another process is installing or "
         "pruning, stays (and is listed as kept, with why).",
     )
@@ -73,11 +78,14 @@ def run_list(args: argparse.Namespace) -> int:
     except OSError as error:
         return _unusable_cache("list", error)
     total = sum(install.size_bytes for install in installs)
+    npm = npm_cache_dir()
+    npm_bytes = folder_size(npm) if npm.is_dir() else 0
     if args.json:
         report = {
             "root": str(cache_root()),
             "installs": [_as_json(install) for install in installs],
             "total_bytes": total,
+            "npm_cache": {"folder": str(npm), "size_bytes": npm_bytes},
         }
         print(json.dumps(report, indent=2))
         return 0
@@ -98,6 +106,7 @@ def run_list(args: argparse.Namespace) -> int:
                 + path
             )
     print(f"total: {_count(len(installs))}, {human_size(total)} in {cache_root()}")
+    print(f"npm's downloads for them: {human_size(npm_bytes)} in {npm} (cache prune removes it)")
     return 0
 
 
@@ -107,13 +116,19 @@ def run_prune(args: argparse.Namespace) -> int:
     except OSError as error:
         return _unusable_cache("prune", error)
     removed = pruned.removed
-    freed = sum(install.size_bytes for install in removed)
+    npm = prune_npm_cache()
+    freed = sum(install.size_bytes for install in removed) + npm.freed_bytes
     if args.json:
         report = {
             "root": str(cache_root()),
             "keep": args.keep_installs,
             "removed": [_as_json(install) for install in removed],
             "kept": [_kept_json(kept) for kept in pruned.kept],
+            "npm_cache": {
+                "folder": str(npm.folder),
+                "freed_bytes": npm.freed_bytes,
+                "kept": npm.kept,
+            },
             "freed_bytes": freed,
         }
         print(json.dumps(report, indent=2))
@@ -122,6 +137,10 @@ def run_prune(args: argparse.Namespace) -> int:
         print(f"removed {install.version}  {human_size(install.size_bytes)}")
     for kept in pruned.kept:
         print(f"kept {kept.install.version}: {kept.why.value}")
+    if npm.kept is not None:
+        print(f"kept npm's cache {npm.folder}: {npm.kept}")
+    elif npm.freed_bytes:
+        print(f"removed npm's downloads  {human_size(npm.freed_bytes)} ({npm.folder})")
     print(f"freed {human_size(freed)} ({_count(len(removed))} removed)")
     return 0
 
