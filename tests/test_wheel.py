@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -120,6 +121,11 @@ def test_the_wheel_holds_its_data_and_its_commands_run_from_a_fresh_venv(
     assert version.startswith("codex-cli "), version
     said = run([str(bin_dir / "codex-probe"), "--version"], tmp_path)
     assert said == f"codex-probe {wheel.name.split('-')[1]}\n", said
+    version = run(
+        [str(bin_dir / "python"), "-c", "import codex_probe; print(codex_probe.__version__)"],
+        tmp_path,
+    )
+    assert version == f"{wheel.name.split('-')[1]}\n"
     assemble = (
         "from codex_probe.probes.releases.repro.assemble import script_text; print(script_text())"
     )
@@ -215,3 +221,45 @@ def test_the_conformance_suites_run_from_the_wheel_with_its_pytest_extra(
         tmp_path,
     )
     assert re.search(r"\b\d+ passed\b", said), said[-2000:]
+
+
+def metadata_of(text: str) -> tuple[dict[str, list[str]], str]:
+    """A METADATA / PKG-INFO file's headers (each name's values) and its description."""
+    headers, _, description = text.partition("\n\n")
+    found: dict[str, list[str]] = {}
+    for line in headers.splitlines():
+        name, _, value = line.partition(": ")
+        found.setdefault(name, []).append(value)
+    return found, description
+
+
+@pytest.mark.starts_early  # builds an sdist
+def test_the_sdist_and_the_metadata_are_what_a_package_index_shows(
+    wheel: Path, tmp_path: Path
+) -> None:
+    sources = checkout_copy(tmp_path / "sources")
+    dist = tmp_path / "dist"
+    run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist), str(sources)], tmp_path)
+    (sdist,) = dist.glob("codex_probe-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = [name.split("/", 1)[1] for name in archive.getnames() if "/" in name]
+        pkg_info = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/PKG-INFO")
+        assert pkg_info is not None
+        sdist_metadata = pkg_info.read().decode()
+    assert [n for n in names if n.startswith(("tests/", "bench/", "tools/"))] == []
+    assert {"LICENSE", "docs/pypi.md", "pyproject.toml", "codex_probe/cli/main.py"} <= set(names)
+    with zipfile.ZipFile(wheel) as archive:
+        info = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        licenses = [n for n in archive.namelist() if "/licenses/" in n]
+        wheel_metadata = archive.read(info).decode()
+    assert [name.rsplit("/", 1)[1] for name in licenses] == ["LICENSE"]
+    for text in (sdist_metadata, wheel_metadata):
+        headers, description = metadata_of(text)
+        assert headers["License-Expression"] == ["Apache-2.0"]
+        assert headers["License-File"] == ["LICENSE"]
+        assert "Typing :: Typed" in headers["Classifier"]
+        assert all(url.split(", ", 1)[1].startswith("https://") for url in headers["Project-URL"])
+        assert headers["Description-Content-Type"] == ["text/markdown"]
+        # What PyPI shows: no link or picture relative to a repository it does not have.
+        relative = re.findall(r"\]\((?!https://)[^)]*\)", description)
+        assert relative == [] and "pip install 'codex-probe[pytest]'" in description
