@@ -82,9 +82,14 @@ def test_a_hint_names_codex_probe_as_the_shell_finds_it(tmp_path: Path) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         # After ./nox -s probe: the session's venv is not on PATH, so its path is the name.
-        assert invocation(str(script), path="/usr/bin") == ".nox/probe/bin/codex-probe"
+        assert invocation(str(script), path="/usr/bin", env={}) == ".nox/probe/bin/codex-probe"
         # Installed where PATH leads: the bare name.
-        assert invocation(str(script), path=str(venv_bin)) == "codex-probe"
+        assert invocation(str(script), path=str(venv_bin), env={}) == "codex-probe"
+        # Inside the nox session, PATH leads there too, but it is the session's PATH.
+        session = {"NOX_CURRENT_SESSION": "probe"}
+        assert invocation(str(script), path=str(venv_bin), env=session) == (
+            ".nox/probe/bin/codex-probe"
+        )
     assert invocation("/somewhere/python-script.py", path="/usr/bin").endswith(
         " -m codex_probe.cli"
     )

@@ -106,6 +106,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         default=REPORTS / "drive",
         help="output folder; the transcript goes under OUT/drive/",
     )

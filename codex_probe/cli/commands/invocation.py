@@ -4,7 +4,9 @@
 PATH: a hint saying `codex-probe report ...` would not run there. The running program is
 named as the shell would find it: `codex-probe` when PATH leads to this very program, else
 its path (relative to the working directory when it lies below it), else
-`python -m codex_probe.cli` with this interpreter.
+`python -m codex_probe.cli` with this interpreter. Inside a nox session (nox sets
+NOX_CURRENT_SESSION) the PATH is the session's, with its venv first, not the user's shell's:
+the program is named by its path there.
 """
 
 from __future__ import annotations
@@ -12,17 +14,24 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 NAME = "codex-probe"
+NOX_SESSION = "NOX_CURRENT_SESSION"
 
 
-def invocation(argv0: str | None = None, path: str | None = None) -> str:
-    """What to type for codex-probe in a hint; `argv0` and `path` default to the process's."""
+def invocation(
+    argv0: str | None = None, path: str | None = None, env: Mapping[str, str] | None = None
+) -> str:
+    """What to type for codex-probe in a hint; `argv0`, `path` and `env` default to the
+    process's."""
+    given = os.environ if env is None else env
     program = Path(argv0 if argv0 is not None else sys.argv[0])
-    on_path = shutil.which(NAME, path=path if path is not None else os.environ.get("PATH"))
+    on_path = shutil.which(NAME, path=path if path is not None else given.get("PATH"))
     if program.name == NAME and program.is_file():
-        if on_path is not None and Path(on_path).resolve() == program.resolve():
+        users_path = NOX_SESSION not in given
+        if users_path and on_path is not None and Path(on_path).resolve() == program.resolve():
             return NAME
         return _shown(program)
     return f"{_shown(Path(sys.executable))} -m codex_probe.cli"

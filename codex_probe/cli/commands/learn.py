@@ -58,6 +58,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         default=LEARNED,
         help="folder for VERSION.json and wire-VERSION.json (default reports/learned)",
     )

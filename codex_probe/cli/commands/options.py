@@ -180,6 +180,7 @@ def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:
         "--jobs",
         type=positive_int,
         default=DEFAULT_JOBS,
+        metavar="N",
         help=f"{what} (default {DEFAULT_JOBS})",
     )
 

@@ -64,6 +64,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         help="output folder (default: reports/VERSION, or reports/V1+V2 for several)",
     )
     parser.add_argument(
