@@ -18,12 +18,14 @@ import tomllib
 from pathlib import Path
 
 import nox
+from nox.command import CommandFailed
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint"]
 
 UV_LOOKUP_LINE = "uv binary not found."
+NO_TESTS_COLLECTED = 5  # pytest's exit code when it collected nothing
 
 
 def _not_the_uv_lookup(record: logging.LogRecord) -> bool:
@@ -104,7 +106,13 @@ def tests(session: nox.Session) -> None:
     install_project(session)
     ensure_browser(session)
     # loadgroup: a conformance target's tests share a worker (its whole-run checks read it).
-    session.run("pytest", "-n", str(xdist_workers()), "--dist", "loadgroup", *session.posargs)
+    workers = ("-n", str(xdist_workers()), "--dist", "loadgroup")
+    try:
+        session.run("pytest", *workers, *session.posargs)
+    except CommandFailed as failed:
+        if failed.return_code == NO_TESTS_COLLECTED:
+            session.error("pytest collected no tests: a run that tests nothing is no pass")
+        raise
 
 
 @nox.session(python=PYTHON)
@@ -212,7 +220,8 @@ def report(session: nox.Session) -> None:
 def schema_diff(session: nox.Session) -> None:
     """Schema drift between the two versions of the default matrix (or the two given)."""
     install_project(session, extras="")
-    session.run("codex-probe", "schema-diff", *(session.posargs or DEFAULT_MATRIX))
+    first, last = session.posargs or DEFAULT_MATRIX
+    session.run("codex-probe", "schema-diff", "--from", first, "--to", last)
 
 
 @nox.session(python=PYTHON)

@@ -5,5 +5,8 @@ Every part lives under this one name, each a real folder here. The floors, lowes
 lab), `probes` and `conformance` side by side, `reporting` (the writers), and `cli` (the
 command).
 
-Kept free of imports: the fake app-server's launcher loads this package first.
+Kept free of imports: the fake app-server's launcher loads this package first. The version
+is a constant for the same reason; pyproject.toml reads it from here (one place).
 """
+
+__version__ = "0.1.0"

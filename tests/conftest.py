@@ -25,6 +25,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.get_closest_marker("starts_early") is None)
 
 
+@pytest.fixture(autouse=True)
+def _an_empty_working_directory(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test runs in an empty folder of its own, so what the checkout holds (the
+    reports/ that `./nox -s probe` leaves, as the README's quickstart runs it first) can
+    change no test, and no test writes into the checkout. A test that needs a file of the
+    checkout names it by its absolute path (`Path(__file__).parents[N]`)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.fixture(scope="session")
 def default_codex() -> Installation:
     """The default codex-cli version from npm (cached per user after the first run)."""

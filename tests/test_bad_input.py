@@ -121,7 +121,7 @@ def test_drive_refuses_a_turn_timeout_that_is_not_a_positive_finite_number(
 @pytest.mark.parametrize(
     "command",
     [
-        ["bisect", "base-developer-placement", "--good", "0.120.0", "--bad", "0.171.0"],
+        ["bisect", "base-developer-placement", "--from", "0.120.0", "--to", "0.171.0"],
         ["history", "--from", "0.120.0", "--to", "0.171.0"],
     ],
 )
@@ -186,7 +186,7 @@ def test_validate_with_an_unpublished_version_is_a_usage_error_not_a_violation(
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"dir": "send", "t": 0.0, "msg": {}}) + "\n")
-    done = codex_probe("validate", "9.9.9", str(transcript))
+    done = codex_probe("validate", "--codex", "9.9.9", str(transcript))
     assert done.returncode == USAGE_ERROR
     assert done.stderr.count("\n") == 1
     assert done.stderr.startswith("codex-probe validate: codex-cli 9.9.9 is not published on npm")
@@ -210,7 +210,7 @@ def test_validate_names_the_file_line_and_missing_key_of_a_broken_transcript(
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"dir": "send", "t": 0.5, "msg": {}}\n' + line + "\n")
     # The transcript is read before the version is looked at: no install, no network.
-    done = codex_probe("validate", "0.171.0", str(transcript))
+    done = codex_probe("validate", "--codex", "0.171.0", str(transcript))
     assert_one_line_usage_error(
         done, f"codex-probe validate: {transcript}:2: not a transcript entry: {problem}"
     )
@@ -232,7 +232,7 @@ def test_validate_when_the_version_cannot_be_installed_exits_3_not_as_a_violatio
     monkeypatch.setattr(validate, "install", unreachable)
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"dir": "send", "t": 0.0, "msg": {}}) + "\n")
-    code = main(["validate", "0.171.0", str(transcript)])
+    code = main(["validate", "--codex", "0.171.0", str(transcript)])
     captured = capsys.readouterr()
     assert code == 3
     assert captured.err == (
@@ -244,17 +244,17 @@ def test_validate_when_the_version_cannot_be_installed_exits_3_not_as_a_violatio
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
-        ([], "give a FINDING or --surface KEY (one of them)"),
-        (["base-developer-placement", "--surface", "schema x"], "(one of them)"),
-        (["--surface", "answers"], "is not 'ASPECT KEY'; aspects: initialize, notifications"),
-        (["--surface", "answers nowhere A thread/start"], "no scenario 'nowhere'"),
-        (["--surface", "schema client request x", "--observed", "a"], "--observed reads a"),
+        ([], "give a FINDING or --surface-key KEY (one of them)"),
+        (["base-developer-placement", "--surface-key", "schema x"], "(one of them)"),
+        (["--surface-key", "answers"], "is not 'ASPECT KEY'; aspects: initialize, notifications"),
+        (["--surface-key", "answers nowhere A thread/start"], "no scenario 'nowhere'"),
+        (["--surface-key", "schema client request x", "--observed", "a"], "--observed reads a"),
     ],
 )
 def test_bisect_refuses_anything_but_one_finding_or_one_surface_key(
     tmp_path: Path, args: list[str], problem: str
 ) -> None:
-    done = codex_probe("bisect", *args, "--good", "0.120.0", "--bad", "0.171.0", cwd=tmp_path)
+    done = codex_probe("bisect", *args, "--from", "0.120.0", "--to", "0.171.0", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert problem in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert files_under(tmp_path) == set()

@@ -38,13 +38,13 @@ def argv_of(command: str, tmp_path: Path) -> list[str]:
     transcript.write_text(json.dumps({"dir": "send", "t": 0.0, "msg": {}}) + "\n")
     out = str(tmp_path / "out")
     return {
-        "install": ["install", "0.171.0"],
-        "schema": ["schema", "0.171.0"],
+        "install": ["install", "--codex", "0.171.0"],
+        "schema": ["schema", "--codex", "0.171.0"],
         "smoke": ["smoke", "--codex", "0.171.0", "--out", out],
-        "schema-diff": ["schema-diff", "0.171.0", "0.172.0"],
-        "learn": ["learn", "0.171.0", "--out", out],
+        "schema-diff": ["schema-diff", "--from", "0.171.0", "--to", "0.172.0"],
+        "learn": ["learn", "--codex", "0.171.0", "--out", out],
         "probe": ["probe", "--codex", "0.171.0", "--out", out],
-        "validate": ["validate", "0.171.0", str(transcript)],
+        "validate": ["validate", "--codex", "0.171.0", str(transcript)],
         "drive": ["drive", "--backend", "real", "--message", "m", "--out", out],
     }[command]
 

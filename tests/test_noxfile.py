@@ -73,6 +73,21 @@ def test_the_main_job_fails_when_a_finding_is_broken_after_writing_the_report(
     assert "no verdict for 1 finding(s) (broken: 9.9.9:start-applies-instructions" in done.stderr
 
 
+def test_a_test_run_that_collects_nothing_fails_the_tests_session_and_says_why(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "codex_probe" / "harness" / "codex").mkdir(parents=True)
+    for name in ("noxfile.py", "codex_probe/harness/codex/versions.py"):
+        (tmp_path / name).write_text((REPOSITORY / name).read_text())
+    stub = tmp_path / "bin" / "pytest"
+    stub.parent.mkdir()
+    stub.write_text("#!/bin/sh\necho 'no tests ran'\nexit 5\n")  # pytest, finding no test
+    stub.chmod(0o755)
+    done = drive("tests", cwd=tmp_path, bin_dir=stub.parent)
+    assert done.returncode != 0, done.stderr
+    assert "pytest collected no tests: a run that tests nothing is no pass" in done.stderr
+
+
 class SessionFailed(Exception):
     pass
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import NoReturn
 
+from codex_probe import __version__
 from codex_probe.cli.commands.failures import CommandFailed
 from codex_probe.harness.codex.versions import InvalidVersionError
 from codex_probe.harness.command_line import OneLineErrorParser
@@ -29,6 +30,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.validate",
     "codex_probe.cli.commands.smoke",
     "codex_probe.cli.commands.probe",
+    "codex_probe.cli.commands.findings",
     "codex_probe.cli.commands.learn",
     "codex_probe.cli.commands.repro",
     "codex_probe.cli.commands.watch",
@@ -75,13 +77,9 @@ def build_parser(words: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def package_version() -> str:
-    """The installed codex-probe's version (its distribution's metadata)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("codex-probe")
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    """codex-probe's version: the package's own (codex_probe.__version__), which the
+    distribution's metadata is built from."""
+    return __version__
 
 
 def run() -> NoReturn:

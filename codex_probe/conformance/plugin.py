@@ -1,9 +1,11 @@
 """The codex-probe pytest plugin: its hooks, each handing over to the module that does it.
 
 Registered as the `pytest11` entry point `codex_probe`, so every pytest run of an
-environment with codex-probe installed loads it. It costs such a run nothing it does not
-use: loading it imports pytest's own modules and the plugin's options, fixtures,
-registry and targets, none of which import the rig (aiohttp, jsonschema, msgspec...).
+environment with codex-probe installed loads it, whether or not its `pytest` extra is
+(codex_probe/conformance/extra.py: without it, the options alone, and a run that gives one
+or names the suites is a usage error saying how to install it). It costs such a run
+nothing it does not use: loading it imports pytest's own modules and the plugin's options,
+fixtures, registry and targets, none of which import the rig (aiohttp, jsonschema...).
 The rest loads once a --codex-* option is given (to check it before collection) or a
 test asks for one of its fixtures (codex_probe/conformance/fixtures.py).
 
@@ -16,11 +18,13 @@ fixture `codex_...`.
 from __future__ import annotations
 
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codex_probe.conformance.distribution import make_scheduler
+from codex_probe.conformance.extra import missing, missing_line
 from codex_probe.conformance.options import add_options, options_given
 from codex_probe.conformance.outcomes import OutcomeCollector, settle
 from codex_probe.conformance.registry import MARKER
@@ -28,9 +32,15 @@ from codex_probe.conformance.selection import parametrize_by_target, select_chec
 from codex_probe.conformance.state import state_of
 from codex_probe.conformance.summary import write_header, write_results, write_summary
 
+# What the `pytest` extra would have installed and is not there (extra.py): without it the
+# plugin adds its options and nothing else, and a run that gives one is a usage error.
+MISSING = missing()
+SUITES = Path(__file__).resolve().parent / "suites"
+SUITES_MODULE = "codex_probe.conformance.suites"
+
 # The fixtures are a plugin of their own, loaded with this one (and never imported before
 # it, so that pytest can rewrite its asserts like any plugin's).
-pytest_plugins = ["codex_probe.conformance.fixtures"]
+pytest_plugins = [] if MISSING else ["codex_probe.conformance.fixtures"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,9 +52,27 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(id): the conformance check (codex_probe/conformance/registry.py) a test is",
     )
+    if MISSING and (options_given(config) or _names_the_suites(config)):
+        raise pytest.UsageError(missing_line(MISSING))
     if options_given(config):
         state_of(config)  # a wrong option is a usage error now, before anything is collected
     config.pluginmanager.register(OutcomeCollector(config), "codex_probe_outcomes")
+
+
+def _names_the_suites(config: pytest.Config) -> bool:
+    """The run was given the suites (or a folder or package holding them) to collect."""
+    for arg in config.args:
+        target = arg.split("::")[0]
+        if config.option.pyargs and _module_within(target, SUITES_MODULE):
+            return True
+        path = Path(target).resolve()
+        if path.is_relative_to(SUITES) or SUITES.is_relative_to(path):
+            return True
+    return False
+
+
+def _module_within(one: str, other: str) -> bool:
+    return one == other or one.startswith(f"{other}.") or other.startswith(f"{one}.")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -399,7 +399,7 @@ def load_profile(version: str | None = None, *, path: Path | None = None) -> Pro
             known = ", ".join(available_versions())
             raise ProfileError(
                 f"fake-codex has no profile for codex-cli {wanted}; profiles: {known} "
-                "(or give a learned profile file: codex-probe learn VERSION)"
+                "(or give a learned profile file: codex-probe learn --codex VERSION)"
             )
         path = found
     profile = _read(path)

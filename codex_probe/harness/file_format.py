@@ -4,7 +4,7 @@ first wrong field in one line.
 
 Each format's module (beside the code that writes the file) declares its model and its
 loader (`load_verdict`, `load_surfaces`, `load_history`); `codex_probe/probes/formats.py`
-lists them and writes their checked-in schema files; docs/file-formats.md says where.
+lists them and writes their checked-in schema files; docs/formats.md says where.
 """
 
 from __future__ import annotations

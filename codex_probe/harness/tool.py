@@ -2,14 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import metadata
+from codex_probe import __version__
 
-
-def _version() -> str:
-    try:
-        return metadata.version("codex-probe")
-    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
-        return "0+unknown"
-
-
-TOOL = f"codex-probe {_version()}"
+TOOL = f"codex-probe {__version__}"

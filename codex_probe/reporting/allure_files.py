@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-Status = Literal["passed", "failed", "broken", "skipped"]
+Status = Literal["passed", "failed", "broken", "skipped", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,14 @@ class Attachment:
     content: str
     mime: str = "text/plain"
     extension: str = "txt"
+
+
+@dataclass(frozen=True)
+class Step:
+    """A line of the result's body, with its own status icon."""
+
+    name: str
+    status: Status
 
 
 @dataclass
@@ -34,6 +42,10 @@ class AllureResult:
     description: str = ""
     labels: list[tuple[str, str]] = field(default_factory=list)
     parameters: list[tuple[str, str]] = field(default_factory=list)
+    # Shown beside the parameters, but not part of the result's identity: a verdict that
+    # changes from run to run must not make it another test in Allure's history.
+    details: list[tuple[str, str]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)  # (name, url)
     attachments: list[Attachment] = field(default_factory=list)
     # Where it sorts among the run's results: Allure lists them by start time, so a
@@ -63,7 +75,20 @@ def write_result(results_dir: Path, result: AllureResult) -> Path:
         "stop": now,
         "description": result.description,
         "labels": [{"name": name, "value": value} for name, value in result.labels],
-        "parameters": [{"name": name, "value": value} for name, value in result.parameters],
+        "parameters": [
+            *({"name": name, "value": value} for name, value in result.parameters),
+            *({"name": n, "value": v, "excluded": True} for n, v in result.details),
+        ],
+        "steps": [
+            {
+                "name": step.name,
+                "status": step.status,
+                "stage": "finished",
+                "start": now,
+                "stop": now,
+            }
+            for step in result.steps
+        ],
         "links": [{"type": "link", "name": name, "url": url} for name, url in result.links],
         "attachments": attachments,
     }

@@ -78,9 +78,11 @@ def generate_html(
     results_dir: Path,
     html_dir: Path,
     *,
+    name: str = REPORT_NAME,
     timeout: float = GENERATE_TIMEOUT,
 ) -> GeneratedReport:
-    """Write `html_dir/index.html` from `results_dir`; the old report is replaced atomically."""
+    """Write `html_dir/index.html` from `results_dir`, titled `name` (the page's heading);
+    the old report is replaced atomically."""
     # Allure runs in its own working folder, so relative paths must not reach it.
     results_dir, html_dir = results_dir.resolve(), html_dir.resolve()
     results = require_results(results_dir)
@@ -90,7 +92,7 @@ def generate_html(
     try:
         with temporary_folder("allure") as work:
             config = work / "allurerc.json"
-            config.write_text(json.dumps(allure_config(staging), indent=2))
+            config.write_text(json.dumps(allure_config(staging, name), indent=2))
             _run_allure(
                 allure,
                 ["generate", "--config", str(config), "--output", str(staging), str(results_dir)],

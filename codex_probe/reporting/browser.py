@@ -8,8 +8,13 @@ deadline, after which its whole process group is ended.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from codex_probe.harness.child_env import BROWSER, child_env, search_path
@@ -73,6 +78,29 @@ def screenshot(
     if not target.is_file() or target.stat().st_size == 0:
         raise BrowserError(f"chromium wrote no screenshot to {target}")
     return target
+
+
+@contextmanager
+def loopback_host(folder: Path) -> Iterator[str]:
+    """`folder` served by a static HTTP server on 127.0.0.1 (a port the OS chooses) while
+    the block runs; its base URL. A page of an Allure result renders from file:// in
+    --dump-dom but says "Failed to fetch" in a --screenshot, and a static host is how a
+    published page is read anyway."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    serving = threading.Thread(target=server.serve_forever, name="loopback-host", daemon=True)
+    serving.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join(timeout=10)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        """No line per request on stderr."""
 
 
 def _run_headless(args: list[str], *, timeout: float) -> str:

@@ -46,9 +46,11 @@ class Category:
 
 
 # First match wins. A `broken` result is an exception outside any assertion: whatever
-# its message, the harness (not codex) failed to give a verdict.
+# its message, the harness (not codex) failed to give a verdict. An informative change is
+# `unknown` (reporting/finding_results.py says why): its category says what it is.
 CATEGORIES: tuple[Category, ...] = (
-    Category("assumption changed upstream", ("failed",), CHANGED_PREFIX),
+    Category("changed upstream: gated (required)", ("failed",), CHANGED_PREFIX),
+    Category("changed upstream: informative (not gated)", ("unknown",), CHANGED_PREFIX),
     Category("fake diverges from real", ("failed",), FIDELITY_PREFIX),
     Category("schema drift between versions", ("failed",), SCHEMA_DRIFT_PREFIX),
     Category("harness broken", ("broken", "failed"), BROKEN_PREFIX),

@@ -14,7 +14,13 @@ from pathlib import Path
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import Finding, Verdict
 from codex_probe.probes.domain.observation import ScenarioOutcome
-from codex_probe.reporting.allure_files import AllureResult, Attachment, Status, write_result
+from codex_probe.reporting.allure_files import (
+    AllureResult,
+    Attachment,
+    Status,
+    Step,
+    write_result,
+)
 from codex_probe.reporting.table import ORDER
 
 SPEC = "shared/spec/codex-runtime-instructions-prompt-split.md"
@@ -37,14 +43,22 @@ def group_of(finding: Finding) -> str:
 
 
 def status_of(finding: Finding) -> Status:
-    """An informative change is what codex does and the gate lets through: never a failure.
-    A required one fails; a broken probe is broken; a fake that differs fails (ours)."""
+    """What the finding means for the run, in Allure's five words.
+
+    Holds: passed. A required change: failed (the gate fails on it). A fake that differs:
+    failed (ours to fix). Broken: broken. Unsupported: skipped (nothing of the release's to
+    judge). An informative change is neither: not passed, since codex does otherwise than
+    the design expects, and not failed, since the gate lets it through; Allure 3.18 counts
+    a failed result as Failed in red even when it accepts it as known
+    (`statusDetails.known`), so the one status that claims neither is `unknown`, and the
+    result's category and group say what it is (docs/report.md).
+    """
     if finding.verdict is Verdict.BROKEN:
         return "broken"
     if finding.verdict is Verdict.UNSUPPORTED:
-        return "skipped"  # nothing of the release's to judge
-    if finding.verdict is Verdict.CHANGED and (finding.required or finding.is_fidelity):
-        return "failed"
+        return "skipped"
+    if finding.verdict is Verdict.CHANGED:
+        return "failed" if finding.required or finding.is_fidelity else "unknown"
     return "passed"
 
 
@@ -81,10 +95,7 @@ def write_finding_result(
         full_name=f"codex-probe.{finding.id}",
         status=status_of(finding),
         message=_message(finding),
-        description=(
-            f"`{finding.id}` on codex-cli {finding.version}: **{finding.verdict.value}** "
-            f"({kind}, spec {section}).\n\n{finding.statement}"
-        ),
+        description=describe(finding),
         labels=[
             ("parentSuite", group),
             ("epic", f"spec {section}"),
@@ -93,6 +104,8 @@ def write_finding_result(
             ("tag", kind),
         ],
         parameters=[("codex version", finding.version), ("finding", finding.id)],
+        details=[("verdict", finding.verdict.value), ("gated", _gated_words(finding))],
+        steps=_value_steps(finding),
         links=[(f"spec section {section}", f"{SPEC}#{section}")],
         order=rank(finding),
     )
@@ -113,6 +126,84 @@ def write_finding_result(
             readme = (out / finding.repro.path / "README.md").read_text(encoding="utf-8")
             result.attachments.append(Attachment("reproduction bundle README.md", readme))
     return write_result(results_dir, result)
+
+
+# What each group means, first on the result's page.
+HEADLINES = {
+    GATED: "Changed upstream, gated: the gate fails on it.",
+    INFORMATIVE: "Changed upstream, informative: not gated.",
+    BROKEN: "Harness broken: no verdict.",
+    UNSUPPORTED: "Unsupported by this release: no verdict.",
+    HOLDS: "Holds.",
+    FAKE: "Fake versus real: this judges codex-probe's fake, not codex; never gated.",
+}
+# A value longer than this is cut on the page; finding.json (attached) has it whole.
+MAX_VALUE_CHARS = 300
+MAX_CELL_CHARS = 100  # in the description's table, which must fit the page's width
+
+
+def describe(finding: Finding) -> str:
+    """The result's description (Markdown): what the verdict means for the gate, the
+    statement, and for a judged finding each value expected and observed, side by side."""
+    group = group_of(finding)
+    why = {
+        GATED: f"codex-cli {finding.version} does otherwise than the design expects, and the "
+        f"design requires it (spec {finding.spec_section}).",
+        INFORMATIVE: f"codex-cli {finding.version} does otherwise than the design expects; "
+        "the design does not require it, so `codex-probe gate` lets it through "
+        "(`--strict` would not).",
+        HOLDS: f"codex-cli {finding.version} does what the design expects.",
+    }.get(group, finding.summary)
+    lines = [f"**{HEADLINES[group]}** {why}".rstrip(), "", finding.statement]
+    if rows := _value_rows(finding):
+        lines += ["", "| value | | expected | observed |", "|---|---|---|---|", *rows]
+    return "\n".join(lines)
+
+
+def _value_rows(finding: Finding) -> list[str]:
+    """Each expected value beside the observed one; then what was observed and not claimed."""
+    rows = []
+    for key, expected in finding.expected.items():
+        observed = finding.observed.get(key)
+        same = observed == expected
+        words = "as expected" if same else "**differs**"
+        rows.append(f"| `{key}` | {words} | {_cell(expected)} | {_cell(observed)} |")
+    for key, observed in finding.observed.items():
+        if key not in finding.expected:
+            rows.append(f"| `{key}` | not claimed | — | {_cell(observed)} |")
+    return rows
+
+
+def _value_steps(finding: Finding) -> list[Step]:
+    """One step per expected value of a judged finding: as expected, or both values."""
+    if finding.verdict not in (Verdict.HOLDS, Verdict.CHANGED) or finding.is_fidelity:
+        return []
+    steps = []
+    for key, expected in finding.expected.items():
+        observed = finding.observed.get(key)
+        if observed == expected:
+            steps.append(Step(f"{key}: as expected, {_short(expected)}", "passed"))
+        else:
+            said = f"{key}: expected {_short(expected)}, observed {_short(observed)}"
+            steps.append(Step(said, status_of(finding)))
+    return steps
+
+
+def _gated_words(finding: Finding) -> str:
+    if finding.is_fidelity:
+        return "no (our fake, not codex)"
+    return "yes (required)" if finding.required else "no (informative; --strict gates it)"
+
+
+def _short(value: object, limit: int = MAX_VALUE_CHARS) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cell(value: object) -> str:
+    """A value in a Markdown table cell: code, one line, no column bar."""
+    text = _short(value, MAX_CELL_CHARS).replace("|", "\\|")
+    return f"`{text}`" if "`" not in text else f"``{text}``"
 
 
 def _message(finding: Finding) -> str:

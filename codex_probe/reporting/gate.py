@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Finding
 from codex_probe.probes.domain.surface.delta import delta
-from codex_probe.probes.domain.surface.diff import SurfaceChange
+from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
 from codex_probe.probes.domain.surface.rules import Severity
 from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
@@ -53,6 +54,7 @@ SURFACE_MEANING = {
     "or a baseline entry is stale",
 }
 TAG = {PASS: "ok", FAIL: "FAIL", NO_VERDICT: "NO VERDICT"}
+DECISION_WORDS = {PASS: "passes", FAIL: "fails", NO_VERDICT: "no verdict"}
 
 
 @dataclass(frozen=True)
@@ -99,8 +101,33 @@ class GateResult:
             return SURFACE_MEANING[code]
         return MEANING[code]
 
+    @property
+    def decision(self) -> str:
+        """The gate's decision in one line, as its last line says it."""
+        return f"gate: exit {self.exit_code}: {self.meaning}"
+
+    @property
+    def word(self) -> str:
+        """The decision in a word: passes, fails, or no verdict."""
+        return DECISION_WORDS.get(self.exit_code, str(self.exit_code))
+
     def lines(self) -> list[str]:
-        return [*map(str, self.reasons), f"gate: exit {self.exit_code}: {self.meaning}"]
+        return [*map(str, self.reasons), self.decision]
+
+    def to_json(self) -> dict[str, Any]:
+        """What `codex-probe gate --json` prints: the decision and every reason's line."""
+        return {
+            "exit_code": self.exit_code,
+            "decision": self.word,
+            "meaning": self.meaning,
+            "strict": self.strict,
+            "surface": self.surface,
+            "reasons": [
+                {"code": r.code, "tag": TAG.get(r.code, "note") if r.code else "note"}
+                | {"version": r.version, "text": r.text}
+                for r in self.reasons
+            ],
+        }
 
 
 def evaluate(
@@ -184,7 +211,7 @@ def _surface_reasons(
     and above), failing where gated; one line counting them all."""
     reasons = []
     others = 0
-    reproduce = f"codex-probe diff {comparison.base} {version}"
+    reproduce = diff_command(comparison.base, version)
     for change in comparison.changes:
         entry = accepted.pop(change.name, None)
         ruled = f"{change.severity.name} {change.rule}"

@@ -12,12 +12,13 @@ import os
 from pathlib import Path
 
 LINK_NAME = "codex-cli release history (release x finding grid)"
+HISTORY_PAGE = "history.html"  # in a history folder, beside history.json
 
 
 def find_history(out: Path) -> Path | None:
     """The grid of a history run beside a report folder: OUT/history or OUT/../history."""
     for folder in (out / "history", out.parent / "history"):
-        page = folder / "history.html"
+        page = folder / HISTORY_PAGE
         if page.is_file():
             return page
     return None

@@ -43,7 +43,7 @@ from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX
 from codex_probe.probes.domain.stability import comparable
 from codex_probe.probes.domain.surface.classify import classify
-from codex_probe.probes.domain.surface.diff import diff_surfaces
+from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_surfaces
 from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
 from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdict
@@ -321,15 +321,17 @@ class HistoryView:
 
     # -- comparing ----------------------------------------------------------------------
 
-    def surface_keys_differing(self, a: str, b: str, aspect: str) -> int | None:
-        """How many keys of a surface aspect differ between releases A and B (None: a
-        release has no surface file to say)."""
-        surfaces = [self._surface_of(version) for version in (a, b)]
+    def surface_changes(self, a: str, b: str, aspect: str | None = None) -> list[SurfaceChange]:
+        """Every key of the surface (or of one aspect) whose value differs between releases A
+        and B, with both values; none where a release has no surface file to say."""
+        surfaces = [self.surface(version) for version in (a, b)]
         if surfaces[0] is None or surfaces[1] is None:
-            return None
-        return sum(1 for c in diff_surfaces(surfaces[0], surfaces[1]) if c.aspect == aspect)
+            return []
+        changes = diff_surfaces(surfaces[0], surfaces[1])
+        return [c for c in changes if aspect in (None, c.aspect)]
 
-    def _surface_of(self, version: str) -> Surface | None:
+    def surface(self, version: str) -> Surface | None:
+        """A release's whole surface, read off its surface.json (None: no such file)."""
         if version not in self._surfaces:
             release = self._by_version.get(version)
             file = None if release is None else release.surface_file

@@ -1,10 +1,12 @@
-"""`summary.md`: the assumption-by-version table a person reads in a pull request.
+"""`summary.md`: what a person reads in a pull request, in the order they need it.
 
-Below the table, every changed or broken finding gets its own section: the statement
-of the design, what was expected and observed, the evidence, one command to paste, and
-the link to its reproduction bundle (or why it has none).
-The fake-versus-real comparison, which judges our fake and not codex, has its own table
-and sections after that.
+First the gate's decision (as `codex-probe gate` takes this verdict.json, without a
+baseline), then a table of the required assumptions (what the gate judges) and one of the
+informative ones (reported, never gated: a change there is not marked ❌). Below, every
+changed or broken finding gets its own section, required first: the statement of the
+design, what was expected and observed, the evidence, one command to paste, and the link to
+its reproduction bundle (or why it has none). The fake-versus-real comparison, which judges
+our fake and not codex, has its own table and sections after that.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from codex_probe.probes.domain.assumptions import ASSUMPTIONS
 from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.domain.tally import is_fidelity, tally
 from codex_probe.probes.domain.verdict_file import VerdictReport
+from codex_probe.reporting.gate import evaluate
 
 CELL = {
     "holds": "✅ holds",
@@ -23,6 +26,8 @@ CELL = {
     "broken": "⚠️ broken",
     "unsupported": "🚫 n/a (unsupported)",
 }
+# An informative change is what codex does and the gate lets through: not a failure.
+INFORMATIVE_CELL = {**CELL, "changed": "🔸 changed, not gated"}
 FIDELITY_CELL = {
     "holds": "✅ same",
     "changed": "❌ differs",
@@ -45,8 +50,16 @@ def render_summary(report: VerdictReport) -> str:
         return "\n".join([*lines, "The verdict file holds no versions: nothing was probed.", ""])
     assumptions = [a for a in _ordered_ids(report) if not is_fidelity(a)]
     fidelity = [a for a in _ordered_ids(report) if is_fidelity(a)]
-    lines += [*_counts(report), "", *_table(report, assumptions, CELL, with_kind=True), ""]
-    attention = [f for f in _findings(report, assumptions) if f.verdict != "holds"]
+    required = [a for a in assumptions if _required(report, a)]
+    informative = [a for a in assumptions if a not in required]
+    lines += [_gate_line(report), "", *_counts(report), ""]
+    if required:
+        lines += ["## Required assumptions (the gate judges these)", ""]
+        lines += [*_table(report, required, CELL, with_kind=True), ""]
+    if informative:
+        lines += ["## Informative assumptions (reported, not gated)", ""]
+        lines += [*_table(report, informative, INFORMATIVE_CELL, with_kind=True), ""]
+    attention = [f for f in _findings(report, required + informative) if f.verdict != "holds"]
     if attention:
         lines += ["## Changed or broken", ""]
         for finding in attention:
@@ -59,6 +72,22 @@ def render_summary(report: VerdictReport) -> str:
         for finding in diverging:
             lines += _fidelity_section(finding)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _gate_line(report: VerdictReport) -> str:
+    gate = evaluate(report, report.versions)
+    return (
+        f"**Gate: {gate.word}** (exit {gate.exit_code}: {gate.meaning}; `codex-probe gate` "
+        "on this verdict.json, without a baseline)."
+    )
+
+
+def _required(report: VerdictReport, assumption: str) -> bool:
+    return any(
+        report.findings[v][assumption].required
+        for v in report.versions
+        if assumption in report.findings[v]
+    )
 
 
 def _ordered_ids(report: VerdictReport) -> list[str]:
@@ -93,7 +122,6 @@ def _table(
 ) -> list[str]:
     versions = report.versions
     header = ["finding" if not with_kind else "assumption", "spec"]
-    header += ["kind"] if with_kind else []
     header += [f"codex {v}" for v in versions]
     rows = [_row(header), _row(["---"] * len(header))]
     for assumption in assumptions:
@@ -101,8 +129,6 @@ def _table(
             report.findings[v][assumption] for v in versions if assumption in report.findings[v]
         ]
         cells = [f"`{assumption}`", _escape(known[0].spec_section)]
-        if with_kind:
-            cells.append("required" if any(f.required for f in known) else "informative")
         for version in versions:
             finding = report.findings[version].get(assumption)
             if finding is None:
@@ -116,8 +142,9 @@ def _table(
 
 def _section(finding: Finding) -> list[str]:
     kind = "required" if finding.required else "informative"
+    gated = "gated" if finding.required else "not gated"
     lines = [
-        f"### `{finding.id}` on codex {finding.version}: {finding.verdict}",
+        f"### `{finding.id}` on codex {finding.version}: {finding.verdict} ({kind}, {gated})",
         "",
         f"Spec {finding.spec_section} ({kind}). {finding.statement}".rstrip(),
         "",

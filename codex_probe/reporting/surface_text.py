@@ -125,3 +125,32 @@ def where(alike: list[SurfaceChange], limit: int = 6) -> str:
     named = "; ".join(change.key for change in alike[:limit])
     more = f"; and {len(alike) - limit} more" if len(alike) > limit else ""
     return f"{len(alike)} alike: {named}{more}"
+
+
+# How many groups of alike changes a short listing shows (can-i-upgrade, the site's release
+# page), and how many lines of each one's delta; `codex-probe diff` shows them all.
+SHORT_KEYS = 12
+SHORT_DELTA = 4
+
+
+def weight(change: SurfaceChange) -> str:
+    """The words a listing puts before a change's key: whether the reference driver touches
+    it. The place for how much a change weighs: the breaking-change rules (issue 36) add
+    their rule id and severity here, and every listing shows them."""
+    return "driver" if change.driver_relevant else ""
+
+
+def short_listing(changes: list[SurfaceChange]) -> tuple[list[tuple[str, list[str]]], int]:
+    """The changes as (the keys, with their weight, and the lines of what changed), alike
+    ones once, at most SHORT_KEYS of them; and how many groups were left out."""
+    groups = alike_changes(changes)
+    shown = []
+    for alike in groups[:SHORT_KEYS]:
+        said = weight(alike[0])
+        shown.append(
+            (
+                f"{f'[{said}] ' if said else ''}{where(alike, 3)}",
+                delta(alike[0].before, alike[0].after, SHORT_DELTA),
+            )
+        )
+    return shown, max(0, len(groups) - SHORT_KEYS)

@@ -27,9 +27,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
 from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
 from codex_probe.reporting.history_view import Difference, HistoryView
+from codex_probe.reporting.surface_text import short_listing
 
 YES, NO, UNKNOWN = 0, 1, 3
 ANSWERS = {YES: "yes", NO: "no", UNKNOWN: "unknown"}
@@ -45,6 +47,9 @@ class Change:
     gated: bool  # a finding this answer gates (required, or any assumption under strict)
     blocking: bool  # the change forbids the upgrade, unless accepted
     accepted: str | None = None  # the baseline entry's reason
+    # A surface aspect's change: each key that differs, with both values (a digest says
+    # nothing to a reader); empty where a release has no surface file.
+    keys: tuple[SurfaceChange, ...] = ()
 
     @property
     def forbids(self) -> bool:
@@ -57,6 +62,7 @@ class Change:
             "required": self.required,
             "blocking": self.blocking,
             "accepted": self.accepted,
+            **({"keys": [key.to_json() for key in self.keys]} if self.keys else {}),
         }
 
 
@@ -72,6 +78,12 @@ class UpgradeAnswer:
     unknown: list[str] = field(default_factory=list)  # why a release could not be had
     stale: list[str] = field(default_factory=list)  # baseline entries for B that do not match
     evidence: dict[str, str] = field(default_factory=dict)  # finding -> a line of B's evidence
+    history: str = ""  # the history folder the answer read
+
+    @property
+    def every_key(self) -> str:
+        """The command that lists every surface change from A to B, read from the history."""
+        return diff_command(self.a, self.b, self.history or None)
 
     @property
     def compared(self) -> bool:
@@ -124,7 +136,7 @@ class UpgradeAnswer:
                 "; with --strict, informative ones too" if self.strict else ""
             )
             said.append(f"  changed, and gated ({gated}):")
-            said += _grouped(forbidding, self.evidence)
+            said += _grouped(forbidding, self.evidence, self.every_key)
         if self.stale:
             said.append("  stale baseline entries (they no longer match the release):")
             said += [f"  - {line}" for line in self.stale]
@@ -133,7 +145,7 @@ class UpgradeAnswer:
             said += [f"  - {line}" for line in self.unknown]
         if accepted:
             said.append("  changed, accepted by the baseline:")
-            said += _grouped(accepted, {})
+            said += _grouped(accepted, {}, self.every_key)
         if not self.compared:
             ends = [v for v in (self.a, self.b) if v not in self.releases]
             said.append(f"  {self.a} and {self.b} cannot be compared: {', '.join(ends)} not probed")
@@ -146,7 +158,7 @@ class UpgradeAnswer:
             )
         elif others:
             said.append("  changed, not gated:")
-        said += _grouped(others, {})
+        said += _grouped(others, {}, self.every_key)
         return said
 
 
@@ -161,7 +173,9 @@ def judge_upgrade(
     probed_now: list[str] | None = None,
 ) -> UpgradeAnswer:
     """The answer for A -> B, `published` being every release from A to B in order."""
-    answer = UpgradeAnswer(a, b, strict=strict, probed_now=list(probed_now or []))
+    answer = UpgradeAnswer(
+        a, b, strict=strict, probed_now=list(probed_now or []), history=str(view.folder)
+    )
     for version in published:
         release = view.release(version)
         if release is None:
@@ -251,6 +265,9 @@ def _weighed(
                 gated=gated,
                 blocking=blocking,
                 accepted=reason,
+                keys=tuple(view.surface_changes(a, b, difference.subject))
+                if difference.kind == "surface"
+                else (),
             )
         )
     return sorted(changes, key=lambda c: (not c.blocking, not c.required))
@@ -267,7 +284,7 @@ def _stale(view: HistoryView, b: str, accepted: dict[str, AcceptedChange]) -> li
     return stale
 
 
-def _grouped(changes: list[Change], evidence: dict[str, str]) -> list[str]:
+def _grouped(changes: list[Change], evidence: dict[str, str], every_key: str) -> list[str]:
     """Per finding (or aspect, or issue): where it changed, then each value that moved."""
     by_subject: dict[str, list[Change]] = {}
     for change in changes:
@@ -290,9 +307,23 @@ def _grouped(changes: list[Change], evidence: dict[str, str]) -> list[str]:
             f"  - {name}{', ' + shared if shared else ''}:"
             + (f" accepted: {accepted}" if accepted else "")
         )
-        lines += [f"      {_part(c, subject, with_place=not shared)}" for c in found]
+        for change in found:
+            if change.keys:  # a surface aspect: its keys and what changed, not two digests
+                lines += _surface_lines(change.keys, every_key)
+            else:
+                lines.append(f"      {_part(change, subject, with_place=not shared)}")
         if subject in evidence:
             lines.append(f"      evidence on {evidence[subject]}")
+    return lines
+
+
+def _surface_lines(keys: tuple[SurfaceChange, ...], every_key: str) -> list[str]:
+    shown, left = short_listing(list(keys))
+    lines = [f"      {len(keys)} key(s) differ:"]
+    for where, changed in shown:
+        lines += [f"        {where}", *(f"          {line}" for line in changed)]
+    if left:
+        lines.append(f"        ... {left} more alike group(s): {every_key}")
     return lines
 
 

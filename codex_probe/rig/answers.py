@@ -3,7 +3,7 @@
 codex asks its client before it runs a command outside the sandbox, changes files, grants
 permissions, asks the user a question, calls a client-side (dynamic) tool, or relays an
 MCP server's elicitation (the `server request` methods of each release's schema,
-`codex-probe schema VERSION --json`). A scenario says per method what the client
+`codex-probe schema --codex VERSION --json`). A scenario says per method what the client
 answers; a method it says nothing about gets the default below, which lets codex go on
 without granting anything: approvals are declined (codex continues the turn; `cancel`
 would interrupt it), questions get no answers, a dynamic tool call fails, an elicitation

@@ -97,7 +97,7 @@ def make_backend(
         if profile_file is None:
             raise BackendError(
                 f"the fake has no checked-in profile for codex-cli {installation.version}; "
-                f"learn one: codex-probe learn {installation.version}"
+                f"learn one: codex-probe learn --codex {installation.version}"
             )
         try:
             load_profile(path=profile_file)  # a broken profile fails here, not in the fake

@@ -15,6 +15,7 @@ import pytest
 from codex_probe.harness.codex.cache import MARKER, LockTimeout, exclusive_lock, lock_path
 from codex_probe.harness.codex.install import LAST_USED, Installation, install, installed
 from codex_probe.harness.codex.installs import CachedInstall, list_installs, prune_installs
+from codex_probe.harness.codex.npm_cache import npm_cache_env
 from tests.fake_installs import CODEX_SHIM, DAY, NOW, fake_install
 
 REPO = Path(__file__).resolve().parents[2]
@@ -275,6 +276,7 @@ def test_cache_list_json_lists_installs_sizes_and_utc_last_use(install_cache: Pa
             },
         ],
         "total_bytes": install_size(3000, "0.2.0") + install_size(2000, "0.1.0"),
+        "npm_cache": {"folder": str(install_cache / "npm"), "size_bytes": 0},
     }
 
 
@@ -282,18 +284,20 @@ def test_cache_list_prints_a_table_with_human_sizes_and_a_total(install_cache: P
     fake_install(install_cache, "0.1.0", data_bytes=1_500_000)
     done = codex_probe(install_cache, "cache", "list")
     assert done.returncode == 0, done.stderr
-    header, row, total = done.stdout.splitlines()
+    header, row, total, npm = done.stdout.splitlines()
     assert header.split() == ["VERSION", "SIZE", "LAST", "USED", "PATH"]
     assert row.startswith("0.1.0") and " 1.5 MB " in row
     assert row.endswith(str(install_cache / "codex" / "0.1.0"))
     assert total == f"total: 1 install, 1.5 MB in {install_cache}"
+    npm_folder = install_cache / "npm"
+    assert npm == f"npm's downloads for them: 0 B in {npm_folder} (cache prune removes it)"
 
 
 def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0", last_used=NOW - 1 * DAY, data_bytes=2_000_000)
     fake_install(install_cache, "0.2.0", last_used=NOW - 2 * DAY, data_bytes=2_000_000)
     fake_install(install_cache, "0.3.0", last_used=NOW - 3 * DAY, data_bytes=2_000_000)
-    done = codex_probe(install_cache, "cache", "prune", "--keep", "1")
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", "1")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "removed 0.3.0  2.0 MB",
@@ -305,7 +309,7 @@ def test_cache_prune_keep_one_removes_all_but_the_most_recently_used(install_cac
 
 def test_cache_prune_json_reports_what_it_removed_and_freed(install_cache: Path) -> None:
     fake_install(install_cache, "0.1.0", data_bytes=500)
-    done = codex_probe(install_cache, "cache", "prune", "--keep", "0", "--json")
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", "0", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [entry["version"] for entry in report["removed"]] == ["0.1.0"]
@@ -328,7 +332,7 @@ def test_cache_prune_with_a_bad_keep_exits_two_with_one_line_naming_it(
     problem: str,
 ) -> None:
     fake_install(install_cache, "0.1.0")
-    done = codex_probe(install_cache, "cache", "prune", "--keep", keep)
+    done = codex_probe(install_cache, "cache", "prune", "--keep-installs", keep)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--keep" in done.stderr and problem in done.stderr
     assert done.stdout == ""
@@ -346,3 +350,69 @@ def test_cache_commands_on_a_cache_root_that_is_a_file_exit_two_with_one_line(
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and str(not_a_folder) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def npm_downloads(cache: Path, data_bytes: int) -> Path:
+    """What npm leaves in codex-probe's npm cache after an install: content and an index."""
+    folder = cache / "npm" / "_cacache" / "content-v2"
+    folder.mkdir(parents=True)
+    (folder / "blob").write_bytes(b"x" * data_bytes)
+    return cache / "npm"
+
+
+def test_cache_prune_removes_npm_s_downloads_of_codex_probe_and_says_how_much(
+    install_cache: Path, tmp_path: Path
+) -> None:
+    npm = npm_downloads(install_cache, 3_000_000)
+    users_own = tmp_path / "home" / ".npm"  # npm's cache of the user's packages
+    users_own.mkdir(parents=True)
+    done = codex_probe(install_cache, "cache", "prune")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"removed npm's downloads  3.0 MB ({npm})",
+        "freed 3.0 MB (0 installs removed)",
+    ]
+    assert not npm.exists() and users_own.is_dir()
+
+
+def test_an_npm_cache_the_caller_chose_is_theirs_and_prune_leaves_it(
+    install_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    npm_downloads(install_cache, 1000)
+    chosen = tmp_path / "their-npm-cache"
+    monkeypatch.setenv("NPM_CONFIG_CACHE", str(chosen))
+    assert npm_cache_env() == {}  # npm keeps the cache they chose
+    done = codex_probe(install_cache, "cache", "prune", "--json")
+    assert json.loads(done.stdout)["npm_cache"] == {
+        "folder": str(chosen),
+        "freed_bytes": 0,
+        "kept": "npm's cache is the one you chose; not ours",
+    }
+
+
+def test_an_npm_cache_a_running_process_uses_stays(install_cache: Path) -> None:
+    npm = npm_downloads(install_cache, 1000)
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLD_NPM_CACHE, str(install_cache)],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == f"held {npm}\n"
+            done = codex_probe(install_cache, "cache", "prune")
+            assert f"kept npm's cache {npm}: in use by a running process" in done.stdout
+            assert npm.is_dir()
+        finally:
+            holder.kill()
+    gone = codex_probe(install_cache, "cache", "prune")  # the holder ended: its hold too
+    assert f"removed npm's downloads  1.0 kB ({npm})" in gone.stdout
+
+
+# Another process that runs npm: it holds codex-probe's npm cache until it exits.
+HOLD_NPM_CACHE = """
+import os, sys, time
+os.environ["CODEX_PROBE_CACHE"] = sys.argv[1]
+from codex_probe.harness.codex.npm_cache import npm_cache_env
+print("held", npm_cache_env()["npm_config_cache"], flush=True)
+time.sleep(120)
+"""

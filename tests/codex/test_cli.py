@@ -25,7 +25,7 @@ def codex_probe(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_install_json_prints_version_binary_and_schema_folder(default_codex: Installation) -> None:
-    done = codex_probe("install", default_codex.version, "--json")
+    done = codex_probe("install", "--codex", default_codex.version, "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report == {
@@ -36,7 +36,7 @@ def test_install_json_prints_version_binary_and_schema_folder(default_codex: Ins
 
 
 def test_install_of_an_unpublished_version_exits_non_zero_with_one_line() -> None:
-    done = codex_probe("install", "9.9.9")
+    done = codex_probe("install", "--codex", "9.9.9")
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1
     assert "9.9.9 is not published on npm; nearest versions: 0." in done.stderr
@@ -57,7 +57,7 @@ def test_validate_lists_every_violation_and_exits_one(
         {"dir": "recv", "t": 0.2, "msg": {"method": "thread/teleported", "params": {}}},
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    done = codex_probe("validate", default_codex.version, str(transcript))
+    done = codex_probe("validate", "--codex", default_codex.version, str(transcript))
     assert done.returncode == 1
     assert "entry 1: client request thread/start at params.baseInstructions" in done.stdout
     assert "entry 2: server response thread/start at result.thread" in done.stdout
@@ -71,13 +71,13 @@ def test_validate_names_the_line_of_a_broken_transcript(
 ) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text('{"dir": "send", "t": 0, "msg": {}}\nnot json\n')
-    done = codex_probe("validate", default_codex.version, str(transcript))
+    done = codex_probe("validate", "--codex", default_codex.version, str(transcript))
     assert done.returncode == 2
     assert f"{transcript}:2: not a transcript entry" in done.stderr
 
 
 def test_schema_json_lists_the_methods_the_version_defines(default_codex: Installation) -> None:
-    done = codex_probe("schema", default_codex.version, "--json")
+    done = codex_probe("schema", "--codex", default_codex.version, "--json")
     assert done.returncode == 0, done.stderr
     methods = json.loads(done.stdout)["methods"]
     assert {"thread/start", "thread/resume", "turn/steer"} <= set(methods["client request"])

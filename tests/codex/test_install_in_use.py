@@ -84,7 +84,7 @@ def test_cache_prune_keeps_an_install_another_process_is_using_and_says_so(
     install_cache: Path, user_of_0_1_0: subprocess.Popen[str]
 ) -> None:
     fake_install(install_cache, "0.2.0", last_used=NOW - 1 * DAY)
-    done = cache_prune(install_cache, "--keep", "0")
+    done = cache_prune(install_cache, "--keep-installs", "0")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "removed 0.2.0  1.0 kB",
@@ -98,7 +98,7 @@ def test_cache_prune_keeps_an_install_another_process_is_using_and_says_so(
 def test_cache_prune_json_lists_an_install_in_use_as_kept_with_why(
     install_cache: Path, user_of_0_1_0: subprocess.Popen[str]
 ) -> None:
-    done = cache_prune(install_cache, "--keep", "0", "--json")
+    done = cache_prune(install_cache, "--keep-installs", "0", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["removed"] == []
@@ -120,7 +120,7 @@ def test_an_install_is_free_to_remove_once_the_process_using_it_is_killed(
 ) -> None:
     user_of_0_1_0.send_signal(signal.SIGKILL)
     user_of_0_1_0.wait(timeout=DEADLINE_S)
-    done = cache_prune(install_cache, "--keep", "0")
+    done = cache_prune(install_cache, "--keep-installs", "0")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "removed 0.1.0  1.0 kB"
     assert list_installs() == []

@@ -66,6 +66,7 @@ def test_installing_a_release_into_an_empty_cache_says_so_on_stderr(
 ) -> None:
     done = codex_probe(
         "install",
+        "--codex",
         default_codex.version,
         env={**os.environ, "CODEX_PROBE_CACHE": str(install_cache)},
     )
@@ -79,6 +80,7 @@ def test_installing_a_release_into_an_empty_cache_says_so_on_stderr(
     )
     again = codex_probe(
         "install",
+        "--codex",
         default_codex.version,
         env={**os.environ, "CODEX_PROBE_CACHE": str(install_cache)},
     )

@@ -32,9 +32,9 @@ def test_bisect_names_the_release_where_the_base_instructions_left_the_instructi
         "base-developer-placement",
         "--observed",
         "base_at",
-        "--good",
+        "--from",
         BEFORE,
-        "--bad",
+        "--to",
         AFTER,
         "--json",
     )
@@ -51,7 +51,7 @@ def test_bisect_names_the_release_where_the_base_instructions_left_the_instructi
 
 def test_bisect_of_a_surface_key_names_the_release_where_its_value_changed() -> None:
     key = "model_requests start turn-1 #0"
-    done = codex_probe("bisect", "--surface", key, "--good", BEFORE, "--bad", AFTER, "--json")
+    done = codex_probe("bisect", "--surface-key", key, "--from", BEFORE, "--to", AFTER, "--json")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     result = json.loads(done.stdout)
     assert (result["surface"], result["first_changed"], result["last_same"]) == (
@@ -69,9 +69,9 @@ def test_bisect_of_an_unchanged_finding_says_there_is_no_change(tmp_path: Path) 
     done = codex_probe(
         "bisect",
         "error-resume-unknown-thread",
-        "--good",
+        "--from",
         BEFORE,
-        "--bad",
+        "--to",
         AFTER,
     )
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
@@ -84,9 +84,9 @@ def test_bisect_of_an_unknown_observed_key_is_a_usage_error_naming_what_it_obser
         "base-developer-placement",
         "--observed",
         "nope",
-        "--good",
+        "--from",
         BEFORE,
-        "--bad",
+        "--to",
         MOVED,
     )
     assert done.returncode == 2

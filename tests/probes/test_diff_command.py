@@ -1,4 +1,5 @@
-"""`codex-probe diff A B`: every surface difference between two releases, and its exit code."""
+"""`codex-probe diff --from A --to B`: every surface difference between two releases, and
+its exit code."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.domain.surface.file import load_surfaces, write_surfaces
 from codex_probe.probes.domain.surface.release import ASPECTS, Surface
 from tests.cli import codex_probe
+from tests.site.recorded import BEFORE, MOVED, surface_files, write_history
 
 
 def surface(version: str, missing: tuple[str, ...] = (), **aspects: dict[str, Any]) -> Surface:
@@ -38,7 +40,9 @@ def stored(tmp_path: Path) -> Path:
 
 
 def test_json_gives_every_change_both_values_a_rule_and_a_severity(stored: Path) -> None:
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(stored), "--json"
+    )
     assert done.returncode == 1, done.stderr
     document = json.loads(done.stdout)
     assert (document["a"], document["b"], document["fail_on"]) == ("0.150.0", "0.171.0", "INFO")
@@ -91,7 +95,7 @@ def test_json_gives_every_change_both_values_a_rule_and_a_severity(stored: Path)
 
 
 def test_the_text_tells_what_breaks_a_client_first_with_its_rule(stored: Path) -> None:
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(stored))
+    done = codex_probe("diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(stored))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert (
@@ -107,7 +111,9 @@ def test_the_text_tells_what_breaks_a_client_first_with_its_rule(stored: Path) -
 
 
 def test_a_release_against_itself_is_no_difference_and_exit_0(stored: Path) -> None:
-    done = codex_probe("diff", "0.171.0", "0.171.0", "--surfaces", str(stored), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.171.0", "--to", "0.171.0", "--surfaces", str(stored), "--json"
+    )
     assert done.returncode == 0
     assert json.loads(done.stdout)["changes"] == []
 
@@ -115,7 +121,9 @@ def test_a_release_against_itself_is_no_difference_and_exit_0(stored: Path) -> N
 def test_a_surface_with_a_gap_is_compared_where_it_can_be_and_exits_3(tmp_path: Path) -> None:
     path = tmp_path / "surface.json"
     write_surfaces(path, {"0.150.0": OLD, "0.171.0": surface("0.171.0", missing=("s",))})
-    done = codex_probe("diff", "0.150.0", "0.171.0", "--surfaces", str(path), "--json")
+    done = codex_probe(
+        "diff", "--from", "0.150.0", "--to", "0.171.0", "--surfaces", str(path), "--json"
+    )
     assert done.returncode == 3
     assert json.loads(done.stdout)["changes"] == []
     assert "not compared, as not read: 0.171.0: s" in done.stderr
@@ -124,9 +132,9 @@ def test_a_surface_with_a_gap_is_compared_where_it_can_be_and_exits_3(tmp_path: 
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
-        (["0.171.0"], "the following arguments are required: B"),
-        (["0.171.0", "9.9.9"], "9.9.9"),
-        (["0.171.0", "0.171.0", "--surfaces", "{broken}"], "not JSON"),
+        (["--from", "0.171.0"], "the following arguments are required: --to"),
+        (["--from", "0.171.0", "--to", "9.9.9"], "9.9.9"),
+        (["--from", "0.171.0", "--to", "0.171.0", "--surfaces", "{broken}"], "not JSON"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(
@@ -144,15 +152,39 @@ def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
     tmp_path: Path, default_codex: Installation
 ) -> None:
     version = default_codex.version
-    done = codex_probe("diff", version, version, "--json", timeout=600)
+    done = codex_probe("diff", "--from", version, "--to", version, "--json", timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert json.loads(done.stdout)["changes"] == []
     assert done.stderr.count(f"codex-cli {version}: surface sha256:") == 2
     kept = tmp_path / "surface.json"
-    twice = codex_probe("diff", version, version, "--surfaces", str(kept), timeout=600)
+    twice = codex_probe(
+        "diff", "--from", version, "--to", version, "--surfaces", str(kept), timeout=600
+    )
     assert twice.returncode == 0, twice.stdout[-3000:] + twice.stderr[-3000:]
     assert twice.stdout.count(f"codex-cli {version}: surface sha256:") == 2  # probed twice
-    again = codex_probe("diff", version, "0.150.0", "--surfaces", str(kept), timeout=600)
+    again = codex_probe(
+        "diff", "--from", version, "--to", "0.150.0", "--surfaces", str(kept), timeout=600
+    )
     assert again.returncode in (0, 1), again.stderr[-3000:]
     assert f"codex-cli {version}: surface read from {kept}" in again.stdout
     assert set(load_surfaces(kept)) == {version, "0.150.0"}
+
+
+def test_a_history_that_records_both_releases_answers_without_probing(tmp_path: Path) -> None:
+    def answers(version: str) -> dict[str, dict[str, Any]]:
+        shape = {"$": "object"} | ({"thread.fresh": "boolean"} if version == MOVED else {})
+        return {"answers": {"errors resume thread/resume": shape}}
+
+    folder = tmp_path / "history"
+    write_history(folder, (BEFORE, MOVED), surface=surface_files(folder, answers))
+    done = codex_probe(
+        "diff", "--history", str(folder), "--from", BEFORE, "--to", MOVED, "--json", timeout=60
+    )
+    assert done.returncode == 1, done.stderr
+    assert [(c["key"], c["after"]) for c in json.loads(done.stdout)["changes"]] == [
+        ("errors resume thread/resume", {"$": "object", "thread.fresh": "boolean"})
+    ]
+    assert done.stderr.splitlines() == [
+        f"codex-cli {v}: surface read from {folder / 'releases' / v / 'surface.json'}"
+        for v in (BEFORE, MOVED)
+    ]

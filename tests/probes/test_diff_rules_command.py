@@ -106,7 +106,7 @@ def test_err_changes_are_listed_in_full_however_many(tmp_path: Path) -> None:
     before = surface("1.0.0", schema={k: {"params": None, "result": None} for k in keys})
     path = tmp_path / "surface.json"
     write_surfaces(path, {"1.0.0": before, "2.0.0": surface("2.0.0")})
-    done = codex_probe("diff", "1.0.0", "2.0.0", "--surfaces", str(path))
+    done = codex_probe("diff", "--from", "1.0.0", "--to", "2.0.0", "--surfaces", str(path))
     assert done.returncode == 1
     for key in keys:
         assert key in done.stdout

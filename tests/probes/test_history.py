@@ -352,7 +352,7 @@ def test_the_grid_has_a_row_per_surface_aspect_marked_where_it_changed(tmp_path:
     assert "1 key(s) changed: client request thread/start" in svg
     page = render_html(document, "history.svg")
     assert "<h2>Surface change points (3)</h2>" in page
-    assert "<code>codex-probe diff 0.1.0 0.2.0</code>" in page
+    assert "<code>codex-probe diff --history . --from 0.1.0 --to 0.2.0</code>" in page
     assert "~ model: null|string -&gt; string" in page
 
 
@@ -366,9 +366,10 @@ def test_history_merge_keeps_the_surface_files_of_the_releases_it_joins(tmp_path
     assert (out / "releases" / "0.4.0" / "surface.json").is_file()
     merged = json.loads((out / "history.json").read_text())
     assert len([p for p in merged["change_points"] if p["kind"] == "surface"]) == 3
-    assert "0.2.0 (last same: 0.1.0): 1 answers, 1 schema; codex-probe diff 0.1.0 0.2.0" in (
-        done.stdout
-    )
+    assert (
+        f"0.2.0 (last same: 0.1.0): 1 answers, 1 schema; codex-probe diff --history {out} "
+        "--from 0.1.0 --to 0.2.0"
+    ) in done.stdout
 
 
 # ----- the watch list's band and change points ------------------------------------------

@@ -204,6 +204,7 @@ def test_learning_the_real_release_reproduces_the_checked_in_profile(
             "-m",
             "codex_probe.cli",
             "learn",
+            "--codex",
             version,
             "--out",
             str(tmp_path),

@@ -16,9 +16,9 @@ from codex_probe.reporting.categories import (
 
 EXPECTED_CATEGORY = {
     "the statement of start-applies-instructions": None,
-    "the statement of compaction-keeps-instructions": "assumption changed upstream",
-    # Informative: what codex does and the gate lets through, never a failure.
-    "the statement of resume-refresh-loaded": None,
+    "the statement of compaction-keeps-instructions": "changed upstream: gated (required)",
+    # Informative: what codex does and the gate lets through: no failure, and not passed.
+    "the statement of resume-refresh-loaded": "changed upstream: informative (not gated)",
     "the statement of error-steer-wrong-turn": "harness broken",
     "the statement of fake-fidelity-start": "fake diverges from real",
     "the statement of resume-refresh-cold": "harness broken",
@@ -46,7 +46,8 @@ def test_categories_json_holds_every_rule_in_the_allure_2_format() -> None:
     rules = categories_json()
     assert [rule["name"] for rule in rules] == [c.name for c in CATEGORIES]
     assert {rule["name"] for rule in rules} == {
-        "assumption changed upstream",
+        "changed upstream: gated (required)",
+        "changed upstream: informative (not gated)",
         "harness broken",
         "fake diverges from real",
         "schema drift between versions",

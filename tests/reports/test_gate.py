@@ -11,6 +11,7 @@ import pytest
 from codex_probe.cli import main as cli
 from codex_probe.cli.commands import gate as gate_command
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from tests.cli import codex_probe
 from tests.reports.conftest import MakeVerdict, Spec, finding_entry
 
 V = "0.171.0"
@@ -308,3 +309,14 @@ def test_an_incomplete_verdict_is_no_verdict_even_if_all_it_holds_holds(
         "fake-fidelity-start" in line
         for line in lines
     )
+
+
+def test_gate_json_is_its_decision_and_every_reason(make_verdict: MakeVerdict) -> None:
+    verdict = make_verdict({V: all_hold(compaction_keeps_instructions=("changed", True))})
+    done = codex_probe("gate", "--verdict", str(verdict), "--no-run", "--codex", V, "--json")
+    assert done.returncode == 1, done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["decision"], answer["exit_code"]) == ("fails", 1)
+    failed = [r for r in answer["reasons"] if r["tag"] == "FAIL"]
+    assert [r["version"] for r in failed] == [V]
+    assert "compaction-keeps-instructions (required, spec 5.3)" in failed[0]["text"]

@@ -72,7 +72,7 @@ def test_with_surface_a_change_the_driver_would_feel_fails_with_the_command_to_s
     code, lines = gate(capsys, verdict, "--surface")
     assert code == 1
     failed = next(line for line in lines if line.startswith("[FAIL]"))
-    assert failed.endswith(f"Reproduce with: codex-probe diff {BASE} {NEW}")
+    assert failed.endswith(f"Reproduce with: codex-probe diff --from {BASE} --to {NEW}")
     assert lines[-1] == (
         "gate: exit 1: a required assumption or a surface the driver touches changed upstream, "
         "or a baseline entry is stale"
@@ -146,7 +146,9 @@ def test_a_missing_base_surface_is_probed_into_the_surface_file_by_diff(
     monkeypatch.setattr(gate_command, "run_probes", diff_run)
     code = cli.main(["gate", "--verdict", str(verdict), "--codex", NEW, "--surface"])
     assert code == 0, capsys.readouterr().out
-    assert [c[-5:] for c in commands] == [["diff", BASE, NEW, "--surfaces", str(file)]]
+    assert [c[-7:] for c in commands] == [
+        ["diff", "--from", BASE, "--to", NEW, "--surfaces", str(file)]
+    ]
 
 
 def test_each_surface_line_names_its_rule_and_every_err_change_is_told_even_ungated(

@@ -56,22 +56,33 @@ def test_the_summary_line_links_the_grid_from_the_summary_folder(tmp_path: Path)
     assert "(../history/history.html)" in line
 
 
-def test_a_history_page_that_does_not_exist_is_a_usage_error(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "codex_probe.cli",
-            "report",
-            "--out",
-            str(tmp_path),
-            "--history",
-            str(tmp_path / "none.html"),
-        ],
+def report_with_history(tmp_path: Path, given: Path) -> subprocess.CompletedProcess[str]:
+    command = ["report", "--out", str(tmp_path), "--history", str(given)]
+    return subprocess.run(
+        [sys.executable, "-m", "codex_probe.cli", *command],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+
+
+def test_a_history_folder_without_its_grid_is_a_usage_error(tmp_path: Path) -> None:
+    done = report_with_history(tmp_path, tmp_path / "history")
     assert done.returncode == 2
-    assert done.stderr == f"codex-probe report: --history {tmp_path / 'none.html'}: no such file\n"
+    assert (
+        done.stderr
+        == f"codex-probe report: --history {tmp_path / 'history'}: no history.html there\n"
+    )
+
+
+def test_the_old_spelling_naming_the_page_still_works_and_says_it_is_deprecated(
+    tmp_path: Path,
+) -> None:
+    done = report_with_history(tmp_path, tmp_path / "none.html")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "codex-probe report: --history FILE.html is deprecated; use --history DIR (the folder "
+        "of history.html)",
+        f"codex-probe report: --history {tmp_path / 'none.html'}: no none.html there",
+    ]

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from codex_probe.reporting.allure_report import ANALYTICS_HOST
-from codex_probe.reporting.browser import dump_dom
+from codex_probe.reporting.browser import SCREENSHOT_SIZE, dump_dom, loopback_host
 from codex_probe.reporting.finding_results import GROUPS, group_of, rank
 from codex_probe.reporting.history_link import LINK_NAME
 from tests.cli import codex_probe as run_codex_probe
@@ -101,9 +102,46 @@ def test_the_page_shows_first_what_fails_the_gate_then_what_only_changed_then_wh
     ]
     where = [text.find(group) for group in groups]
     assert -1 not in where and where == sorted(where), (where, text[:3000])
-    # An informative change is no failure: 2 failed (a gated change, the fake), 2 broken.
-    assert re.search(r"Failed 2 Broken 2 Passed 2", text), text[:2000]
+    # An informative change is neither a failure nor a pass: 2 failed (a gated change, the
+    # fake), 2 broken, 1 passed (what holds), 1 unknown (the informative change).
+    assert re.search(r"Failed 2 Broken 2 Passed 1 Unknown 1", text), text[:2000]
     assert "codex.versions" in text  # environment.properties made it into the page
+
+
+def test_the_page_s_heading_says_what_the_gate_decides(report_dir: Path) -> None:
+    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri()))
+    assert text.startswith(
+        "> Report codex-cli 0.120.0, 0.171.0: gate fails (a required assumption changed "
+        "upstream or a baseline entry is stale)"
+    ), text[:300]
+    assert "gate fails: exit 1" in text  # and the metadata says it again, with the exit code
+
+
+def result_page_text(report_dir: Path, statement: str) -> str:
+    """What a person sees on one result's page, served from 127.0.0.1 as a host serves it."""
+    page = report_dir / "html" / "index.html"
+    (result,) = [r for r in embedded_test_results(page) if r["name"] == statement]
+    with loopback_host(page.parent) as base:
+        return visible_text(dump_dom(f"{base}/index.html#{result['id']}"))
+
+
+def test_a_changed_finding_s_page_shows_both_values_and_that_the_gate_fails_on_it(
+    report_dir: Path,
+) -> None:
+    text = result_page_text(report_dir, "the statement of compaction-keeps-instructions")
+    assert "Failed" in text and "Category: changed upstream: gated (required)" in text
+    assert "verdict changed gated yes (required)" in text  # the parameters
+    assert "seen: expected true, observed false" in text  # a step per value
+
+
+def test_an_informative_change_s_page_is_neither_passed_nor_failed_and_says_why(
+    report_dir: Path,
+) -> None:
+    text = result_page_text(report_dir, "the statement of resume-refresh-loaded")
+    assert "Unknown" in text and "Passed" not in text and "Failed" not in text
+    assert "Category: changed upstream: informative (not gated)" in text
+    assert "gated no (informative; --strict gates it)" in text
+    assert "seen: expected true, observed false" in text
 
 
 def test_each_result_is_titled_by_its_statement_in_the_spec_s_order() -> None:
@@ -119,9 +157,24 @@ def test_each_result_is_titled_by_its_statement_in_the_spec_s_order() -> None:
 
 def test_the_categories_tab_sorts_failures_by_what_went_wrong(report_dir: Path) -> None:
     text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri() + "#categories"))
-    assert "assumption changed upstream 1" in text, text[:2000]
+    assert "changed upstream: gated (required) 1" in text, text[:2000]
+    assert "changed upstream: informative (not gated) 1" in text
     assert "harness broken 2" in text
     assert "fake diverges from real 1" in text
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_the_pictures_of_the_report_in_docs_are_whole_pages_as_chromium_renders_them() -> None:
+    """docs/report.md shows the first page and an informative change's page: both taken
+    with `screenshot` (the first with `codex-probe report --screenshot`), at its size."""
+    for name in ("report.png", "report-finding.png"):
+        picture = (DOCS / name).read_bytes()
+        assert picture.startswith(b"\x89PNG\r\n\x1a\n"), name
+        width, height = struct.unpack(">II", picture[16:24])
+        assert (width, height) == SCREENSHOT_SIZE, name
+        assert len(picture) > 50_000, name  # a rendered page, not a blank one
 
 
 def test_the_page_calls_no_analytics_when_opened(report_dir: Path) -> None:

@@ -29,7 +29,9 @@ def schema_diff(*args: str) -> subprocess.CompletedProcess[str]:
             "-m",
             "codex_probe.cli",
             "schema-diff",
+            "--from",
             SPEC_CODEX_VERSION,
+            "--to",
             DEFAULT_CODEX_VERSION,
             *args,
         ],
@@ -62,13 +64,13 @@ def test_text_names_what_changed_in_the_methods_the_spec_relies_on() -> None:
 
 @pytest.mark.usefixtures("both_installed")
 def test_json_and_allure_results_carry_the_same_drift(tmp_path: Path) -> None:
-    document = json.loads(schema_diff("--json", "--alluredir", str(tmp_path)).stdout)
+    document = json.loads(schema_diff("--json", "--out", str(tmp_path)).stdout)
     start = next(d for d in document["driver_methods"] if d["method"] == "thread/start")
     added = {c["path"] for c in start["params"]["changes"] if c["change"] == "added"}
     assert "threadSource" in added
     assert "developerInstructions" not in {c["path"] for c in start["params"]["changes"]}
     statuses = {}
-    for path in tmp_path.glob("*-result.json"):
+    for path in (tmp_path / "allure-results").glob("*-result.json"):
         result = json.loads(path.read_text())
         statuses[result["fullName"].rsplit(":", 1)[1]] = result["status"]
     assert statuses["thread/rollback"] == "failed"

@@ -17,10 +17,35 @@ def summary_of_fixture() -> str:
 def test_table_has_a_row_per_assumption_and_a_column_per_version_in_version_order() -> None:
     lines = summary_of_fixture().splitlines()
     header = next(line for line in lines if line.startswith("| assumption"))
-    assert header == "| assumption | spec | kind | codex 0.120.0 | codex 0.171.0 |"
-    assert "| `compaction-keeps-instructions` | 5.1 | required | ✅ holds | ❌ changed |" in lines
-    assert "| `error-steer-wrong-turn` | 5.3 | required | ⚠️ broken | — no verdict |" in lines
-    assert "| `resume-refresh-cold` | 5.3 | informative | — no verdict | ❌ changed |" in lines
+    assert header == "| assumption | spec | codex 0.120.0 | codex 0.171.0 |"
+    assert "| `compaction-keeps-instructions` | 5.1 | ✅ holds | ❌ changed |" in lines
+    assert "| `error-steer-wrong-turn` | 5.3 | ⚠️ broken | — no verdict |" in lines
+
+
+def test_the_gate_s_decision_is_said_in_one_line_before_any_table() -> None:
+    summary = summary_of_fixture()
+    line = next(line for line in summary.splitlines() if line.startswith("**Gate:"))
+    assert line.startswith("**Gate: fails** (exit 1: a required assumption changed upstream")
+    assert summary.index(line) < summary.index("| assumption")
+
+
+def test_a_verdict_whose_required_assumptions_hold_says_the_gate_passes(
+    make_verdict: MakeVerdict,
+) -> None:
+    path = make_verdict({"0.171.0": {"resume-refresh-cold": ("changed", False)}})
+    summary = render_summary(load_verdict(path))
+    assert "**Gate: passes** (exit 0: every required assumption holds;" in summary
+
+
+def test_required_rows_stand_apart_from_informative_ones_whose_changes_are_no_cross() -> None:
+    summary = summary_of_fixture()
+    required, informative = summary.split("## Informative assumptions (reported, not gated)")
+    required = required.split("## Required assumptions (the gate judges these)")[1]
+    informative = informative.split("## Changed or broken")[0]
+    assert "`resume-refresh-cold`" not in required
+    assert "`compaction-keeps-instructions`" not in informative
+    assert "| `resume-refresh-cold` | 5.3 | — no verdict | 🔸 changed, not gated |" in informative
+    assert "❌" not in informative
 
 
 def test_rows_follow_the_registry_order_of_the_spec_not_the_alphabet() -> None:
@@ -66,7 +91,7 @@ def test_fake_versus_real_findings_have_their_own_table_and_their_diff() -> None
     assert "fake-fidelity-start" not in assumptions_table
     assert "| `fake-fidelity-start` | fake | — no verdict | ❌ differs |" in rest
     # A probe whose own fidelity check differs is marked in the assumptions table too.
-    marked = "| `start-applies-instructions` | 5.2 | required | ✅ holds | ✅ holds · fake ≠ real |"
+    marked = "| `start-applies-instructions` | 5.2 | ✅ holds | ✅ holds · fake ≠ real |"
     assert marked in assumptions_table
     diverges = rest.split("## Fake diverges from real")[1]
     assert "\"root['requests'][0]['tools']\"" in diverges

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.site.recorded import (
     MOVED,
     Findings,
     placement,
+    surface_files,
     write_history,
 )
 
@@ -240,3 +242,39 @@ def test_a_baseline_that_cannot_be_read_is_a_usage_error_naming_it(
     )
     assert code == 2
     assert err.startswith(f"codex-probe can-i-upgrade: {tmp_path / 'base.toml'}: expected #1")
+
+
+def resume_answer(version: str) -> dict[str, dict[str, Any]]:
+    """The answers aspect of a release: thread/resume answers a new field from MOVED on."""
+    shape = {"$": "object", "thread": "object"}
+    if version != BEFORE:
+        shape["thread.fresh"] = "boolean"
+    return {"answers": {"errors resume thread/resume": shape}}
+
+
+def test_a_surface_change_is_told_by_its_keys_and_values_not_two_digests(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "history"
+    view = HistoryView.load(
+        write_history(folder, RANGE, surface=surface_files(folder, resume_answer))
+    )
+    answer = judge_upgrade(view, BEFORE, AFTER, RANGE)
+    lines = answer.lines()
+    at = lines.index(f"  - answers (surface), first in {MOVED} (last same: {BEFORE}):")
+    assert lines[at + 1 : at + 4] == [
+        "      1 key(s) differ:",
+        "        [driver] errors resume thread/resume",
+        "          + thread.fresh: boolean",
+    ]
+    assert "sha256:" not in "\n".join(lines)
+    (change,) = [c for c in answer.to_json()["changes"] if c["kind"] == "surface"]
+    assert change["keys"] == [
+        {
+            "aspect": "answers",
+            "key": "errors resume thread/resume",
+            "before": {"$": "object", "thread": "object"},
+            "after": {"$": "object", "thread": "object", "thread.fresh": "boolean"},
+            "driver_relevant": True,
+        }
+    ]

@@ -5,11 +5,8 @@ file://, as a person opens a downloaded site, and the index once more from a sta
 
 from __future__ import annotations
 
-import functools
 import tempfile
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,7 +14,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_pla
 
 from codex_probe.harness.child_env import BROWSER, child_env, search_path
 from codex_probe.probes.domain.watch import WATCHED
-from codex_probe.reporting.browser import SEALED_FLAGS, find_browser
+from codex_probe.reporting.browser import SEALED_FLAGS, find_browser, loopback_host
 from codex_probe.reporting.site.build import build_site
 from tests.site.recorded import (
     AFTER,
@@ -187,21 +184,8 @@ def test_every_page_opens_from_file_without_an_error_or_a_request_off_the_disk(
 @pytest.fixture
 def static_host(site: Path) -> Iterator[str]:
     """The site served by a static HTTP server on 127.0.0.1 (a port the OS chooses)."""
-    handler = functools.partial(QuietHandler, directory=str(site))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    serving = threading.Thread(target=server.serve_forever, name="static-host", daemon=True)
-    serving.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        serving.join(timeout=10)
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """No line per request on stderr."""
+    with loopback_host(site) as base:
+        yield base
 
 
 def test_the_site_works_the_same_from_a_static_host(static_host: str, watched: Watched) -> None:

@@ -13,7 +13,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from codex_probe.probes.domain.watch import WATCHED
+from codex_probe.reporting.history_view import HistoryView
 from codex_probe.reporting.site.build import INDEX_BUDGET, BuiltSite, build_site
+from codex_probe.reporting.site.compare_page import compare_data
 from tests.cli import codex_probe
 from tests.site.recorded import (
     AFTER,
@@ -318,7 +320,7 @@ def test_a_release_where_dozens_of_rows_changed_lists_a_dozen_under_the_grid_and
     assert more is not None and int(more[1]) > 12
 
 
-def test_a_surface_change_reads_as_how_many_keys_changed_and_the_diff_that_lists_them(
+def test_a_surface_change_reads_as_its_keys_and_values_and_the_diff_that_lists_them(
     tmp_path: Path,
 ) -> None:
     def schema(version: str) -> dict[str, dict[str, Any]]:
@@ -337,5 +339,19 @@ def test_a_surface_change_reads_as_how_many_keys_changed_and_the_diff_that_lists
     ) in index
     assert "params" not in index  # the values are the release page's and compare's
     release = (site / "releases" / f"{MOVED}.html").read_text()
-    assert f"2 key(s) differ: <code>codex-probe diff {BEFORE} {MOVED}</code>" in release
+    assert "2 key(s) differ:<ul class='keys'>" in release
+    assert (
+        "<li><b>2 alike: client request thread/fork; client request thread/rollback</b><br>"
+        "<code>new: {&quot;params&quot;: {}}</code></li>"
+    ) in release
+    assert (
+        f"<code>codex-probe diff --history HISTORY_DIR --from {BEFORE} --to {MOVED}</code>"
+        in release
+    )
     assert "sha256:" not in release.split("Every verdict")[0]
+    # The compare page carries each key's value per release, each distinct value once.
+    data = compare_data(HistoryView.load(folder))
+    assert "schema client request thread/fork" in data["keys"]
+    fork = data["keys"].index("schema client request thread/fork")
+    assert data["key_cells"][BEFORE][fork] == -1
+    assert json.loads(data["key_values"][data["key_cells"][MOVED][fork]]) == {"params": {}}

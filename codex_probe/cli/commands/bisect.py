@@ -1,5 +1,5 @@
-"""`codex-probe bisect FINDING --good A --bad B`: the first release where a finding changed;
-`codex-probe bisect --surface KEY --good A --bad B`: where one key of the surface did."""
+"""`codex-probe bisect FINDING --from A --to B`: the first release where a finding changed;
+`codex-probe bisect --surface-key KEY --from A --to B`: where one key of the surface did."""
 
 from __future__ import annotations
 
@@ -10,9 +10,13 @@ from typing import Any
 
 from codex_probe.cli.commands.failures import INSTALL_FAILURES
 from codex_probe.cli.commands.options import (
+    DeprecatedOption,
     add_jobs_option,
+    add_json_option,
     add_keep_installs_option,
+    add_range_options,
     codex_version,
+    require_range,
 )
 from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
@@ -41,27 +45,44 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "bisect",
         help="find the first release where a finding changed",
-        description="Probe FINDING on the real codex-cli releases between --good and --bad "
+        description="Probe FINDING on the real codex-cli releases between --from and --to "
         "(about log2 N of them, installed as needed) and name the first release whose verdict "
-        "(or, with --observed KEY, whose observed value) differs from the good release's; "
-        "or, with --surface 'ASPECT KEY' instead of FINDING, whose value of that surface key "
+        "(or, with --observed KEY, whose observed value) differs from the --from release's; "
+        "or, with --surface-key 'ASPECT KEY' instead of FINDING, whose value of that key "
         "does (only the scenario the key is read from runs). "
         "Exit 0: one boundary; 1: no change, or a history that changes more than once; "
         "2: usage; 3: the releases around the boundary could not be probed.",
     )
-    parser.add_argument("finding", nargs="?", help=f"an assumption id, e.g. {ASSUMPTIONS[1].id}")
     parser.add_argument(
-        "--surface",
+        "finding",
+        nargs="?",
+        metavar="FINDING",
+        help=f"an assumption id, e.g. {ASSUMPTIONS[1].id} (`codex-probe findings` lists them)",
+    )
+    parser.add_argument(
+        "--surface-key",
         metavar="KEY",
         help="a surface key instead of a finding: its aspect and key as `codex-probe diff "
         "--json` and history.json name them, e.g. 'answers errors resume thread/resume'",
     )
-    parser.add_argument(
-        "--good", type=codex_version, required=True, metavar="A", help="the release to compare with"
+    add_range_options(
+        parser,
+        first="the release to compare with (the finding's value there is the 'before')",
+        last="a later release whose value differs",
     )
-    parser.add_argument(
-        "--bad", type=codex_version, required=True, metavar="B", help="a later release that differs"
-    )
+    for old, dest, new in (
+        ("--surface", "surface_key", "--surface-key KEY"),
+        ("--good", "first", "--from VERSION"),
+        ("--bad", "last", "--to VERSION"),
+    ):
+        parser.add_argument(
+            old,
+            dest=dest,
+            action=DeprecatedOption,
+            command="bisect",
+            new=new,
+            type=None if dest == "surface_key" else codex_version,
+        )
     parser.add_argument(
         "--observed",
         metavar="KEY",
@@ -69,7 +90,7 @@ def register(subparsers: Any) -> None:
     )
     add_jobs_option(parser)
     add_keep_installs_option(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(parser, "the boundary, each step and the evidence")
     parser.set_defaults(handler=run)
 
 
@@ -78,13 +99,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"codex-probe bisect: {problem}", file=sys.stderr)
         return USAGE
     try:
-        releases = published_range(args.good, args.bad)
+        releases = published_range(*require_range(args))
     except (UnknownVersionError, NpmError, RangeError) as error:
         print(f"codex-probe bisect: {error}", file=sys.stderr)
         return USAGE
     progress = sys.stderr if args.json else sys.stdout
     what = f"--observed {args.observed}" if args.observed else "verdict"
-    subject = f"{args.finding} ({what})" if args.surface is None else f"surface {args.surface}"
+    subject = (
+        f"{args.finding} ({what})" if args.surface_key is None else f"surface {args.surface_key}"
+    )
     print(
         f"bisect {subject} over {len(releases)} releases from {releases[0]} to {releases[-1]}",
         file=progress,
@@ -112,17 +135,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _usage_problem(args: argparse.Namespace) -> str | None:
-    if (args.finding is None) == (args.surface is None):
-        return "give a FINDING or --surface KEY (one of them)"
-    if args.surface is not None:
+    if (args.finding is None) == (args.surface_key is None):
+        return "give a FINDING or --surface-key KEY (one of them)"
+    if args.surface_key is not None:
         if args.observed is not None:
             return "--observed reads a finding's value; a surface key is its own value"
-        aspect, _, key = args.surface.partition(" ")
+        aspect, _, key = args.surface_key.partition(" ")
         if aspect not in ASPECTS or not key:
-            return f"--surface {args.surface!r} is not 'ASPECT KEY'; aspects: {', '.join(ASPECTS)}"
+            aspects = ", ".join(ASPECTS)
+            return f"--surface-key {args.surface_key!r} is not 'ASPECT KEY'; aspects: {aspects}"
         scenario = scenario_of(aspect, key)
         if scenario != "schema" and scenario not in SCENARIOS:
-            return f"--surface {args.surface!r}: no scenario {scenario!r}; scenarios: " + (
+            return f"--surface-key {args.surface_key!r}: no scenario {scenario!r}; scenarios: " + (
                 ", ".join(SCENARIOS)
             )
         return None
@@ -132,7 +156,7 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 
 
 def _compared(args: argparse.Namespace) -> str:
-    return args.surface or args.observed or "verdict"
+    return args.surface_key or args.observed or "verdict"
 
 
 def _short(value: Any, limit: int = 200) -> str:
@@ -145,8 +169,8 @@ def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget) -> 
         budget.use(version)
     except INSTALL_FAILURES as error:
         return Step(version, broken=f"not installed: {error}")
-    if args.surface is not None:
-        return _surface_step(args.surface, version, args.jobs)
+    if args.surface_key is not None:
+        return _surface_step(args.surface_key, version, args.jobs)
     selection = Selection.of({args.finding}, fidelity=False)
     release = run_interruptible(lambda: run_release(RunPlan(version, selection, jobs=args.jobs)))
     finding = release.findings[args.finding]
@@ -184,7 +208,7 @@ def as_json(args: argparse.Namespace, result: BisectResult) -> dict[str, Any]:
     return {
         "finding": args.finding,
         "observed": args.observed,
-        "surface": args.surface,
+        "surface": args.surface_key,
         "first_changed": version(result.first_changed),
         "last_same": version(result.last_same),
         "steps": [step.to_json() for step in result.steps],

@@ -21,9 +21,11 @@ from typing import Any
 
 from codex_probe.cli.commands.options import (
     add_jobs_option,
+    add_json_option,
     add_keep_installs_option,
+    add_range_options,
     add_severity_levels_option,
-    codex_version,
+    require_range,
     severity,
 )
 from codex_probe.cli.commands.output import output_problem
@@ -71,9 +73,10 @@ def register(subparsers: Any) -> None:
         "The answer comes from the history folder; the releases it lacks are probed first "
         "(as codex-probe history does) and recorded there. Exit 2: usage.",
     )
-    parser.add_argument("--from", dest="first", type=codex_version, required=True, metavar="A")
-    parser.add_argument(
-        "--to", dest="last", type=codex_version, required=True, metavar="B", help="B, or latest"
+    add_range_options(
+        parser,
+        first="the release codex-cli is on now",
+        last="the release to upgrade to (or latest)",
     )
     parser.add_argument(
         "--history",
@@ -98,7 +101,6 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="probe nothing: a release the history lacks makes the answer unknown",
     )
-    parser.add_argument("--json", action="store_true", help="print the answer as one JSON object")
     parser.add_argument(
         "--contract",
         type=Path,
@@ -115,6 +117,7 @@ def register(subparsers: Any) -> None:
         help="with --contract: what counts as breaking (default ERR)",
     )
     add_severity_levels_option(parser)
+    add_json_option(parser, "the answer, each change and where it came in")
     add_jobs_option(parser)
     add_keep_installs_option(parser)
     parser.set_defaults(handler=run)
@@ -133,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     except BaselineError as error:
         return _usage(str(error))
     try:
-        releases = published_range(args.first, args.last)
+        releases = published_range(*require_range(args))
     except (UnknownVersionError, NpmError, RangeError) as error:
         return _usage(str(error))
     path = args.history / HISTORY_FILE
@@ -187,7 +190,7 @@ def _for_contract(args: argparse.Namespace) -> int:
     try:
         levels = read_levels(args.severity_levels) if args.severity_levels else DEFAULT_LEVELS
         contract = load_contract(args.contract)
-        releases = published_range(args.first, args.last)
+        releases = published_range(*require_range(args))
     except (LevelsError, ContractError, UnknownVersionError, NpmError, RangeError) as error:
         return _usage(str(error))
     budget = InstallBudget(args.keep_installs)

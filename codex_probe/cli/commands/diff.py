@@ -1,5 +1,6 @@
-"""`codex-probe diff A B`: every difference between the protocol surfaces of two releases,
-each with the breaking-change rule it meets and its severity (`codex-probe rules`)."""
+"""`codex-probe diff --from A --to B`: every difference between the protocol surfaces of two
+releases (read from a history or a surface.json where one records them, else probed), each
+with the breaking-change rule it meets and its severity (`codex-probe rules`)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.failures import CommandFailed, install_failures_end_command
 from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
     add_jobs_option,
+    add_range_options,
     add_severity_levels_option,
-    codex_version,
+    require_range,
     severity,
 )
 from codex_probe.cli.commands.output import output_problem
-from codex_probe.harness.codex.install import install
+from codex_probe.harness.codex.install import install, resolve_version
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.file import (
     SurfaceFileError,
@@ -34,6 +37,7 @@ from codex_probe.probes.domain.surface.rules import (
     Severity,
     read_levels,
 )
+from codex_probe.probes.releases.history import surface_path
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection
@@ -54,19 +58,34 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "diff",
         help="every protocol surface difference between two codex-cli releases",
-        description="Probe releases A and B (every scenario on the real codex-cli; A and B "
-        "may be the same release, probed twice) and print every difference of their protocol "
-        "surfaces (initialize, notifications, answer shapes, refusals, model requests, the "
-        "whole schema), each with the rule it meets and its severity (ERR, WARN, INFO: "
-        "`codex-probe rules`), what breaks a client first; ERR changes are listed in full. "
-        "Exit 0: no change of --fail-on's severity or above; 1: such changes; 2: usage; 3: "
-        "a release could not be probed (whole).",
+        description="Compare releases --from and --to (a release a --history folder or a "
+        "--surfaces file records is read from it; any other is probed: every scenario on the "
+        "real codex-cli, and --from and --to may be the same release, probed twice) and "
+        "print every difference of their protocol surfaces (initialize, notifications, "
+        "answer shapes, refusals, model requests, the whole schema), each with the rule it "
+        "meets and its severity (ERR, WARN, INFO: `codex-probe rules`), what breaks a client "
+        "first; ERR changes are listed in full. Exit 0: no change of --fail-on's severity or "
+        "above; 1: such changes; 2: usage; 3: a release could not be probed (whole).",
+    )
+    add_range_options(
+        parser,
+        first="the release to compare from (or latest)",
+        last="the release to compare to (or latest)",
     )
     parser.add_argument(
-        "a", type=codex_version, metavar="A", help="the release to compare from (or latest)"
+        "old_releases",
+        action=DeprecatedPositional,
+        command="diff",
+        old="A B (positional)",
+        new="--from A --to B",
+        dests=("first", "last"),
     )
     parser.add_argument(
-        "b", type=codex_version, metavar="B", help="the release to compare to (or latest)"
+        "--history",
+        type=Path,
+        metavar="DIR",
+        help="a history folder (codex-probe history): a release it recorded is read from its "
+        "releases/VERSION/surface.json instead of probed",
     )
     parser.add_argument(
         "--format",
@@ -108,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         levels = read_levels(args.severity_levels) if args.severity_levels else DEFAULT_LEVELS
     except LevelsError as error:
         return _usage(str(error))
+    first, last = require_range(args)
     stored: dict[str, Surface] = {}
     if args.surfaces is not None:
         if problem := output_problem(args.surfaces.parent, args.surfaces.name):
@@ -119,10 +139,15 @@ def run(args: argparse.Namespace) -> int:
     progress = sys.stdout if form == "text" else sys.stderr
     surfaces: list[Surface | None] = []
     recorded = dict(stored)  # what the file held before: a release probed now is probed twice
-    for version in (args.a, args.b):
+    for version in (first, last):
         if version in recorded:
             print(f"codex-cli {version}: surface read from {args.surfaces}", file=progress)
             surfaces.append(recorded[version])
+            continue
+        if args.history is not None and (found := _from_history(args.history, version)):
+            file, kept = found
+            print(f"codex-cli {kept.version}: surface read from {file}", file=progress)
+            surfaces.append(kept)
             continue
         with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
             concrete = install(version).version
@@ -175,6 +200,20 @@ def _append_job_summary(lines: list[str]) -> None:
 async def _probe(version: str, jobs: int) -> Surface | None:
     release = await run_release(RunPlan(version, Selection.surface_only(), jobs=jobs))
     return release.surface
+
+
+def _from_history(history: Path, version: str) -> tuple[Path, Surface] | None:
+    """The release's surface as the history recorded it, and its file (None: not recorded)."""
+    with install_failures_end_command(NOT_PROBED, unknown_version_exit_code=USAGE):
+        concrete = resolve_version(version)  # `latest` names a release only the registry knows
+    file = history / surface_path(concrete)
+    if not file.is_file():
+        return None
+    try:
+        surface = load_surfaces(file).get(concrete)
+    except SurfaceFileError as error:
+        raise CommandFailed(str(error), USAGE) from None
+    return None if surface is None else (file, surface)
 
 
 def _usage(problem: str) -> int:

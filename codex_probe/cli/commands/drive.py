@@ -72,7 +72,12 @@ def register(subparsers: Any) -> None:
         "(fresh, or resume --session-id with at most one fallback) and deliver --message; "
         "print the path taken, the methods sent, the thread id and the transcript.",
     )
-    parser.add_argument("--backend", choices=BACKENDS, required=True)
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        required=True,
+        help="the app-server to drive: the real codex-cli, or the fake imitating it",
+    )
     parser.add_argument(
         "--codex",
         type=codex_version,
@@ -103,6 +108,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         default=REPORTS / "drive",
         help="output folder; the transcript goes under OUT/drive/",
     )

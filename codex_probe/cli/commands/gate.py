@@ -9,11 +9,17 @@ baseline entry is stale; 2 usage error; 3 a probe could not give a verdict.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from codex_probe.cli.commands.options import add_severity_levels_option, codex_version, severity
+from codex_probe.cli.commands.options import (
+    add_json_option,
+    add_severity_levels_option,
+    codex_version,
+    severity,
+)
 from codex_probe.cli.commands.run_folders import run_folder
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
@@ -110,6 +116,7 @@ def register(subparsers: Any) -> None:
         f"{DEFAULT_CODEX_VERSION}); read from surface.json beside the verdict, or from "
         "reports/VERSION/surface.json, else probed into the former unless --no-run",
     )
+    add_json_option(parser, "the decision, its exit code and every reason")
     parser.add_argument(
         "--probe-timeout",
         type=float,
@@ -146,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             f"gate: no verdict for codex {', '.join(missing)}; probing {', '.join(versions)} "
             f"into {verdict.parent}",
             flush=True,
+            file=_progress(args),
         )
         outcome = _probe(versions, verdict, args.probe_timeout)
         if isinstance(outcome, int):
@@ -167,9 +175,17 @@ def run(args: argparse.Namespace) -> int:
     evaluate_surface(
         result, comparisons, baseline=baseline, gate=args.surface, fail_on=args.surface_fail_on
     )
-    for line in result.lines():
-        print(line)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.lines():
+            print(line)
     return result.exit_code
+
+
+def _progress(args: argparse.Namespace) -> TextIO:
+    """Where the gate says what it runs: stdout, or stderr when stdout is the JSON answer."""
+    return sys.stderr if args.json else sys.stdout
 
 
 def _surface_comparisons(
@@ -181,8 +197,12 @@ def _surface_comparisons(
     surfaced = [v for v in versions if v != base and v in stored]
     if surfaced and base not in stored and not args.no_run:
         # diff probes the base and adds it to the file, reading the version from it.
-        command = [*CODEX_PROBE, "diff", base, surfaced[0], "--surfaces", str(file)]
-        print(f"gate: no surface of codex {base} to compare with; probing it into {file}")
+        command = [*CODEX_PROBE, "diff", "--from", base, "--to", surfaced[0]]
+        command += ["--surfaces", str(file)]
+        print(
+            f"gate: no surface of codex {base} to compare with; probing it into {file}",
+            file=_progress(args),
+        )
         try:
             run_probes(command, timeout=args.probe_timeout)
         except ProbeRunTimeout as error:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -11,8 +12,9 @@ from typing import Any
 
 from codex_probe.cli.commands.options import (
     add_jobs_option,
+    add_json_option,
     add_keep_installs_option,
-    codex_version,
+    add_range_options,
 )
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
@@ -20,6 +22,7 @@ from codex_probe.harness.codex.install import UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION, version_key
 from codex_probe.harness.interrupts import Interrupted, interruptible
+from codex_probe.probes.domain.surface.diff import diff_command
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.probes.releases.grid import change_points, describe
 from codex_probe.probes.releases.history import (
@@ -61,13 +64,21 @@ def register(subparsers: Any) -> None:
         "OUT/releases/VERSION/verdict.json and surface.json. A re-run skips releases already "
         "recorded by the same tool. `history merge` joins shards.",
     )
-    parser.add_argument(
-        "--from", dest="first", type=codex_version, default=SPEC_CODEX_VERSION, metavar="VERSION"
+    add_range_options(
+        parser,
+        first=f"the first release of the range (default {SPEC_CODEX_VERSION})",
+        last="the last release of the range (default latest)",
+        first_default=SPEC_CODEX_VERSION,
+        last_default="latest",
     )
     parser.add_argument(
-        "--to", dest="last", type=codex_version, default="latest", metavar="VERSION"
+        "--out",
+        type=Path,
+        default=HISTORY,
+        metavar="DIR",
+        help=f"the history folder: history.json, the grid, releases/ (default {HISTORY})",
     )
-    parser.add_argument("--out", type=Path, default=HISTORY, help="output folder")
+    add_json_option(parser, "what is recorded, what is missing and every change point")
     add_jobs_option(parser)
     parser.add_argument(
         "--shard",
@@ -88,8 +99,17 @@ def register(subparsers: Any) -> None:
         "copy each release's folder (releases/VERSION/ beside the history that recorded it) "
         "and draw the grid. A release recorded twice keeps the later run.",
     )
-    merge.add_argument("inputs", nargs="+", type=Path, metavar="HISTORY_JSON")
-    merge.add_argument("--out", type=Path, required=True, help="output folder")
+    merge.add_argument(
+        "inputs",
+        nargs="+",
+        type=Path,
+        metavar="HISTORY_JSON",
+        help="the history.json of each shard (its releases/ folder beside it)",
+    )
+    merge.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the merged history's folder"
+    )
+    add_json_option(merge, "what is recorded, what is missing and every change point")
     merge.set_defaults(handler=run_merge)
 
 
@@ -139,10 +159,12 @@ def _record(args: argparse.Namespace) -> int:
     todo = releases if args.fresh else to_probe(releases, document)
     skipped = len(releases) - len(todo)
     shard = f" (shard {args.shard})" if args.shard else ""
+    progress = sys.stderr if args.json else sys.stdout
     print(
         f"history of {len(releases)} releases{shard} from {releases[0]} to {releases[-1]}: "
         f"{len(todo)} to probe" + (f", {skipped} already recorded by this tool" if skipped else ""),
         flush=True,
+        file=progress,
     )
     try:
         with interruptible():
@@ -153,7 +175,7 @@ def _record(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 keep_installs=args.keep_installs,
                 writers_for=functools.partial(release_writers, args.out),
-                say=lambda line: print(line, flush=True),
+                say=lambda line: print(line, flush=True, file=progress),
             )
     except OSError as error:
         # --out filled up (or went read-only) mid-run: history.json is written whole or
@@ -178,12 +200,30 @@ def _record(args: argparse.Namespace) -> int:
     if not todo:
         save_history(path, document)
         write_grid(args.out, document)
-    return _summarize(args.out, document, [r for r in releases if r in document["releases"]])
+    recorded = [r for r in releases if r in document["releases"]]
+    return _summarize(args.out, document, recorded, as_json=args.json)
 
 
-def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
+def _summarize(out: Path, document: dict[str, Any], wanted: list[str], *, as_json: bool) -> int:
     missing = [r for r in wanted if r not in document["releases"]]
     points = change_points(document)
+    if as_json:
+        broken = broken_findings(document)
+        print(
+            json.dumps(
+                {
+                    "history": str(out / HISTORY_FILE),
+                    "grid": str(out / GRID_HTML),
+                    "releases": list(document["releases"]),
+                    "missing": missing,
+                    "not_installable": unavailable_releases(document),
+                    "broken": broken,
+                    "change_points": [point.to_json() for point in points],
+                },
+                indent=2,
+            )
+        )
+        return BROKEN if broken or missing else 0
     findings = [p for p in points if p.kind not in ("surface", "watch")]
     surface = [p for p in points if p.kind == "surface"]
     watched = [p for p in points if p.kind == "watch"]
@@ -198,7 +238,7 @@ def _summarize(out: Path, document: dict[str, Any], wanted: list[str]) -> int:
     print(f"change points of the surface ({len(surface)}; each listed in history.json):")
     for (first, last), aspects in _surface_by_release(surface).items():
         counted = ", ".join(f"{n} {aspect}" for aspect, n in aspects.items())
-        print(f"  {first} (last same: {last}): {counted}; codex-probe diff {last} {first}")
+        print(f"  {first} (last same: {last}): {counted}; {diff_command(last, first, str(out))}")
     for version, reason in unavailable_releases(document).items():
         print(f"  {version}: not installable, nothing to probe ({reason[:200]})")
     broken = broken_findings(document)
@@ -237,8 +277,11 @@ def run_merge(args: argparse.Namespace) -> int:
     except OSError as error:  # --out filled up: history.json is written whole or not at all
         print(f"codex-probe history merge: cannot write {_why(error, args.out)}", file=sys.stderr)
         return BROKEN
-    print(f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases")
-    return _summarize(args.out, merged, list(merged["releases"]))
+    print(
+        f"merged {len(args.inputs)} histories: {len(merged['releases'])} releases",
+        file=sys.stderr if args.json else sys.stdout,
+    )
+    return _summarize(args.out, merged, list(merged["releases"]), as_json=args.json)
 
 
 def _surface_by_release(points: list[ChangePoint]) -> dict[tuple[str, str], dict[str, int]]:

@@ -1,4 +1,4 @@
-"""`codex-probe install VERSION`: fetch a codex-cli version into the cache."""
+"""`codex-probe install --codex VERSION`: fetch a codex-cli version into the cache."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import json
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
+    add_codex_option,
+    add_json_option,
+)
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.command_line import FAILED
@@ -20,16 +24,22 @@ def register(subparsers: Any) -> None:
         description="Install @openai/codex@VERSION into the cache (once) and generate its "
         "protocol schema. A second call for the same version is instant.",
     )
+    add_codex_option(parser, "the release to install")
+    add_json_option(parser, "its version, binary and schema folder")
     parser.add_argument(
-        "version", type=codex_version, help="a published version such as 0.171.0, or 'latest'"
+        "old_version",
+        action=DeprecatedPositional,
+        command="install",
+        old="VERSION (positional)",
+        new="--codex VERSION",
+        dests=("codex",),
     )
-    parser.add_argument("--json", action="store_true", help="print a JSON object")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     with install_failures_end_command(FAILED):
-        installation = install(args.version)
+        installation = install(args.codex)
         schema = ensure_schema(installation)
     report = {
         "version": installation.version,

@@ -1,4 +1,5 @@
-"""`codex-probe learn VERSION`: a fake profile of a real codex-cli release, and its fidelity."""
+"""`codex-probe learn --codex VERSION`: a fake profile of a real codex-cli release, and its
+fidelity."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from typing import Any
 import msgspec
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_jobs_option, codex_version
+from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
+    add_codex_option,
+    add_jobs_option,
+    add_json_option,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import LEARNED
 from codex_probe.harness.codex.install import install
@@ -43,17 +49,24 @@ def register(subparsers: Any) -> None:
         "or an observation cannot be expressed in the profile language; 2: usage; 3: a "
         "scenario broke.",
     )
+    add_codex_option(parser, "the release to learn")
     parser.add_argument(
-        "version", type=codex_version, help="a published version such as 0.150.0, or 'latest'"
+        "old_version",
+        action=DeprecatedPositional,
+        command="learn",
+        old="VERSION (positional)",
+        new="--codex VERSION",
+        dests=("codex",),
     )
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         default=LEARNED,
         help="folder for VERSION.json and wire-VERSION.json (default reports/learned)",
     )
     add_jobs_option(parser)
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_json_option(parser, "the profile's files, what it could not express and the fidelity")
     parser.set_defaults(handler=run)
 
 
@@ -62,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"codex-probe learn: {problem}", file=sys.stderr)
         return USAGE
     with install_failures_end_command(USAGE):
-        version = install(args.version).version
+        version = install(args.codex).version
     selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
     started = time.monotonic()
     release = run_interruptible(

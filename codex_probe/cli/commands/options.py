@@ -1,16 +1,34 @@
-"""Argument types and options the commands share."""
+"""Argument types and options the commands share, and the one scheme their names follow.
+
+    --codex VERSION        the release a command works on (repeatable where it takes
+                           several; default the default codex-cli)
+    --from A --to B        two releases compared, or the ends of a range
+    --out DIR              the folder a command writes (report: the run's folder)
+    --history DIR          a history folder, as `codex-probe history` writes it
+    --verdict FILE, --surfaces FILE, --baseline FILE   a file, named for what it holds
+    --keep-installs N      how many codex-cli installs stay on disk
+    --json                 the command's answer as one JSON object on stdout
+    --jobs N               scenarios run at once
+
+An older spelling keeps working and says so in one line on stderr (DeprecatedOption,
+DeprecatedPositional); `--help` shows only the scheme's.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.failures import CommandFailed
 from codex_probe.harness.codex.versions import (
     DEFAULT_CODEX_VERSION,
     InvalidVersionError,
     checked_version_or_latest,
 )
+from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.domain.surface.rules import Severity
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 
@@ -60,12 +78,137 @@ def add_codex_versions_option(parser: Any) -> None:
     )
 
 
+def add_codex_option(parser: Any, what: str = "the codex-cli release") -> None:
+    """--codex VERSION, once: the release the command works on (default the default)."""
+    parser.add_argument(
+        "--codex",
+        type=codex_version,
+        default=DEFAULT_CODEX_VERSION,
+        metavar="VERSION",
+        help=f"{what}: a published version or 'latest' (default {DEFAULT_CODEX_VERSION})",
+    )
+
+
+def add_range_options(
+    parser: Any,
+    *,
+    first: str,
+    last: str,
+    first_default: str | None = None,
+    last_default: str | None = None,
+) -> None:
+    """--from A --to B (args.first, args.last): two releases, or the ends of a range.
+    Without a default, one is required (`require_range` says so after the old spellings
+    had their turn)."""
+    parser.add_argument(
+        "--from",
+        dest="first",
+        type=codex_version,
+        default=first_default,
+        metavar="VERSION",
+        help=first,
+    )
+    parser.add_argument(
+        "--to", dest="last", type=codex_version, default=last_default, metavar="VERSION", help=last
+    )
+
+
+def require_range(args: argparse.Namespace) -> tuple[str, str]:
+    """args.first and args.last, both given (a usage error otherwise)."""
+    absent = [name for name, value in (("--from", args.first), ("--to", args.last)) if not value]
+    if absent:
+        raise CommandFailed(
+            f"the following arguments are required: {', '.join(absent)}", USAGE_ERROR
+        )
+    return args.first, args.last
+
+
+def add_json_option(parser: Any, what: str = "the answer") -> None:
+    parser.add_argument(
+        "--json", action="store_true", help=f"print {what} as one JSON object on stdout"
+    )
+
+
+def deprecated(command: str, old: str, new: str) -> None:
+    """One line on stderr: an old spelling that still works, and the one to use."""
+    print(f"codex-probe {command}: {old} is deprecated; use {new}", file=sys.stderr)
+
+
+class DeprecatedOption(argparse.Action):
+    """An option's old spelling: its value goes where the new spelling's does, and one line
+    on stderr says so. Hidden from --help."""
+
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, *, command: str, new: str, **kwargs: Any
+    ) -> None:
+        kwargs.setdefault("default", argparse.SUPPRESS)
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **kwargs)
+        self.command, self.new = command, new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        deprecated(self.command, str(option_string), self.new)
+        setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+
+class DeprecatedPositional(argparse.Action):
+    """Releases once given as positional arguments (`diff A B`): each goes where its new
+    option's value does (`dests`), and one line on stderr says so. Hidden from --help."""
+
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str,
+        *,
+        command: str,
+        old: str,
+        new: str,
+        dests: tuple[str, ...],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs="*" if len(dests) > 1 else "?",
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+            **kwargs,
+        )
+        self.command, self.old, self.new, self.dests = command, old, new, dests
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        given = [v for v in (values if isinstance(values, list) else [values]) if v is not None]
+        if not given or given == [argparse.SUPPRESS]:
+            return
+        if len(given) != len(self.dests):
+            parser.error(f"{self.old} takes {len(self.dests)} releases; use {self.new}")
+        try:  # validated as the new spelling's are, before any path is built from them
+            given = [checked_version_or_latest(str(value)) for value in given]
+        except InvalidVersionError as error:
+            parser.error(str(error))
+        deprecated(self.command, self.old, self.new)
+        for name, value in zip(self.dests, given, strict=True):
+            setattr(namespace, name, value)
+
+
 def add_jobs_option(parser: Any, what: str = "scenarios run at once") -> None:
     """--jobs N: how many scenarios run at once (default DEFAULT_JOBS)."""
     parser.add_argument(
         "--jobs",
         type=positive_int,
         default=DEFAULT_JOBS,
+        metavar="N",
         help=f"{what} (default {DEFAULT_JOBS})",
     )
 

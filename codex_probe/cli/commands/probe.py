@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.invocation import invocation
 from codex_probe.cli.commands.options import (
     add_codex_versions_option,
     add_jobs_option,
+    add_json_option,
     positive_int,
 )
 from codex_probe.cli.commands.output import output_problem
@@ -24,6 +28,7 @@ from codex_probe.harness.interrupts import Interrupted, run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
 from codex_probe.probes.domain.surface.file import SURFACE_FILE
+from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdict
 from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
 from codex_probe.probes.runner.events import Writers
@@ -60,6 +65,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         help="output folder (default: reports/VERSION, or reports/V1+V2 for several)",
     )
     parser.add_argument(
@@ -67,7 +73,7 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="ID",
-        help="only this assumption id (repeatable)",
+        help="only this finding (repeatable; `codex-probe findings` lists the ids)",
     )
     parser.add_argument(
         "--no-fidelity", action="store_true", help="skip running the scenarios on the fake"
@@ -97,10 +103,43 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="profile file for --backend fake (default: the version's checked-in one)",
     )
+    add_json_option(parser, "where verdict.json is and each finding's verdict")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """The run; with --json, what it says goes to stderr and the answer alone to stdout."""
+    if not args.json:
+        return _run(args)
+    with contextlib.redirect_stdout(sys.stderr):
+        code = _run(args)
+    versions = list(dict.fromkeys(args.codex or [DEFAULT_CODEX_VERSION]))
+    verdict = (args.out or run_folder(versions)) / "verdict.json"
+    print(json.dumps(answer(verdict, code), indent=2))
+    return code
+
+
+def answer(verdict: Path, exit_code: int) -> dict[str, Any]:
+    """What `probe --json` prints: the exit code, the files, and each finding's verdict."""
+    try:
+        report = load_verdict(verdict)
+    except VerdictFileError:
+        return {"exit_code": exit_code, "verdict": None, "versions": {}}
+    surface = verdict.parent / SURFACE_FILE
+    return {
+        "exit_code": exit_code,
+        "verdict": str(verdict),
+        "surface": str(surface) if surface.is_file() else None,
+        "complete": report.complete,
+        "missing": list(report.missing),
+        "versions": {
+            version: {i: f.verdict.value for i, f in findings.items()}
+            for version, findings in report.findings.items()
+        },
+    }
+
+
+def _run(args: argparse.Namespace) -> int:
     known = set(BY_ID) | {f"{FIDELITY_ID_PREFIX}{s}" for s in SCENARIOS}
     unknown = [i for i in args.only if i not in known]
     if unknown:
@@ -135,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
         asked=[f"{v}:{i}" for v in versions for i in selection.finding_ids],
         facts={"subject": subject.to_json(), "repeat": args.repeat},
     )
-    terminal = ProbeTerminal(selection, subject, verdict, args.repeat)
+    terminal = ProbeTerminal(selection, subject, verdict, args.repeat, me=invocation())
     # The writers of a probe run, once: bundles first (the others keep a finding bundled).
     writers = Writers(
         [

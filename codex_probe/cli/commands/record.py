@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
+from codex_probe.cli.commands.options import add_codex_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.contracts.contract import write_contract
 from codex_probe.probes.contracts.record import (
@@ -37,13 +37,14 @@ def register(subparsers: Any) -> None:
         "3: nothing to record (the client could not run, or started no app-server). A "
         "client that exits non-zero is said, and its contract still written.",
     )
+    add_codex_option(parser, "the codex-cli release to record on")
     parser.add_argument(
-        "--codex",
-        default=DEFAULT_CODEX_VERSION,
-        metavar="VERSION",
-        help=f"the codex-cli release to record on (default {DEFAULT_CODEX_VERSION})",
+        "--out",
+        type=Path,
+        required=True,
+        metavar="CONTRACT",
+        help="the contract file to write (docs/contracts.md)",
     )
-    parser.add_argument("--out", type=Path, required=True, metavar="CONTRACT")
     parser.add_argument(
         "--timeout",
         type=float,
@@ -51,7 +52,12 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help=f"the client's deadline (default {CLIENT_TIMEOUT:.0f})",
     )
-    parser.add_argument("client", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS]")
+    parser.add_argument(
+        "client",
+        nargs=argparse.REMAINDER,
+        metavar="-- CMD [ARGS]",
+        help="your client's command line, after --",
+    )
     parser.set_defaults(handler=run)
 
 

@@ -4,15 +4,15 @@ Python and the codex binary alone."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import add_codex_option, add_json_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.assumptions import BY_ID
 from codex_probe.probes.domain.findings import FIDELITY_ID_PREFIX, Verdict
@@ -44,17 +44,20 @@ def register(subparsers: Any) -> None:
         "reproduce this finding (a fake-fidelity finding, or a run the bundle cannot judge as "
         "the probe does); 2: usage.",
     )
-    parser.add_argument("finding", metavar="FINDING", help="an assumption id")
     parser.add_argument(
-        "--codex",
-        type=codex_version,
-        default=DEFAULT_CODEX_VERSION,
-        metavar="VERSION",
-        help=f"codex-cli version (default {DEFAULT_CODEX_VERSION})",
+        "finding",
+        metavar="FINDING",
+        help="an assumption id (`codex-probe findings` lists them; a fake-fidelity finding "
+        "judges our fake, so no bundle reproduces it)",
     )
+    add_codex_option(parser, "the release to reproduce it on")
     parser.add_argument(
-        "--out", type=Path, help="the bundle's folder (default reports/repro/FINDING-VERSION)"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the bundle's folder (default reports/repro/FINDING-VERSION)",
     )
+    add_json_option(parser, "the verdict, the bundle's folder and the command that runs it")
     parser.set_defaults(handler=run)
 
 
@@ -80,11 +83,23 @@ def run(args: argparse.Namespace) -> int:
         readme = write_finding_bundle(out, finding, release.subject[BY_ID[finding_id].scenario])
     except NotBundled as refusal:
         return _say(f"no bundle for {finding_id} on {version}: {refusal}", NOT_BUNDLED)
+    command = f"python3 {readme.parent / 'reproduce.py'} --codex {installation.binary}"
+    if args.json:
+        document = {
+            "finding": finding_id,
+            "version": version,
+            "verdict": finding.verdict.value,
+            "summary": finding.summary,
+            "bundle": str(readme.parent),
+            "run": command,
+        }
+        print(json.dumps(document, indent=2))
+        return 0
     print(f"{finding_id} on codex-cli {version}: {finding.verdict.value}")
     if finding.verdict is not Verdict.HOLDS and finding.summary:
         print(f"  {finding.summary}")
     print(f"bundle: {readme.parent}")
-    print(f"run it: python3 {readme.parent / 'reproduce.py'} --codex {installation.binary}")
+    print(f"run it: {command}")
     return 0
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from codex_probe.cli.commands.options import add_severity_levels_option
+from codex_probe.cli.commands.options import add_json_option, add_severity_levels_option
 from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.domain.surface.rules import (
     DEFAULT_LEVELS,
@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
         "(what a client sends, what it receives) and why. With --severity-levels, the "
         "severities a project's file gives. Exit 0; 2: an unreadable levels file.",
     )
-    parser.add_argument("--json", action="store_true", help="print a JSON list")
+    add_json_option(parser, "the rules (a list, one entry per rule)")
     add_severity_levels_option(parser)
     parser.set_defaults(handler=run)
 

@@ -1,4 +1,4 @@
-"""`codex-probe schema VERSION`: where that version's generated protocol schema lives."""
+"""`codex-probe schema --codex VERSION`: where that version's generated protocol schema lives."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import json
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
+    add_codex_option,
+    add_json_option,
+)
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema, schema_hash
 from codex_probe.harness.codex.validator import MessageValidator
@@ -21,14 +25,23 @@ def register(subparsers: Any) -> None:
         description="Generate (once) and locate the JSON schema that `codex app-server "
         "generate-json-schema` writes for VERSION.",
     )
-    parser.add_argument("version", type=codex_version)
-    parser.add_argument("--json", action="store_true", help="also list the methods it defines")
+    add_codex_option(parser, "the release whose schema to locate")
+    add_json_option(parser, "its folder, hash and the methods it defines")
+    parser.add_argument(
+        "old_version",
+        action=DeprecatedPositional,
+        command="schema",
+        old="VERSION (positional)",
+        new="--codex VERSION",
+        dests=("codex",),
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     with install_failures_end_command(FAILED):
-        schema = ensure_schema(install(args.version))
+        installation = install(args.codex)
+        schema = ensure_schema(installation)
     if not args.json:
         print(schema)
         return 0
@@ -37,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     print(
         json.dumps(
             {
-                "version": args.version,
+                "version": installation.version,
                 "schema": str(schema),
                 "hash": schema_hash(schema),
                 "methods": {kind: validator.methods(kind) for kind in kinds},

@@ -1,4 +1,5 @@
-"""`codex-probe schema-diff V1 V2`: what changed in the protocol between two codex versions."""
+"""`codex-probe schema-diff --from A --to B`: what changed in the protocol between two codex
+versions."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import (
+    DeprecatedOption,
+    DeprecatedPositional,
+    add_json_option,
+    add_range_options,
+    require_range,
+)
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.schema_shapes import load_shapes
@@ -28,21 +35,41 @@ def register(subparsers: Any) -> None:
         "resolving $refs). The methods the driver and the spec use come first, with params "
         "and response; then the rest, summarized.",
     )
-    parser.add_argument("old", type=codex_version, metavar="V1", help="the version to compare from")
-    parser.add_argument("new", type=codex_version, metavar="V2", help="the version to compare to")
-    parser.add_argument("--json", action="store_true", help="every change, as JSON")
+    add_range_options(
+        parser,
+        first="the release to compare from (or latest)",
+        last="the release to compare to (or latest)",
+    )
+    parser.add_argument(
+        "old_releases",
+        action=DeprecatedPositional,
+        command="schema-diff",
+        old="V1 V2 (positional)",
+        new="--from V1 --to V2",
+        dests=("first", "last"),
+    )
+    add_json_option(parser, "every change")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="also write one Allure result per driver method into DIR/allure-results (a probe "
+        "run's folder, so that its report shows them)",
+    )
     parser.add_argument(
         "--alluredir",
         type=Path,
-        metavar="DIR",
-        help="also write one Allure result per driver method into DIR",
+        action=DeprecatedOption,
+        command="schema-diff",
+        new="--out DIR (which writes DIR/allure-results)",
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    first, last = require_range(args)
     with install_failures_end_command(FAILED):
-        old, new = install(args.old), install(args.new)  # `latest` becomes a version here
+        old, new = install(first), install(last)  # `latest` becomes a version here
         old_dir, new_dir = ensure_schema(old), ensure_schema(new)
     diff = diff_schemas(
         load_shapes(old_dir), load_shapes(new_dir), old_version=old.version, new_version=new.version
@@ -51,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(diff.to_json(), indent=2))
     else:
         print(render_text(diff), end="")
-    if args.alluredir is not None:
-        written = write_schema_results(diff, args.alluredir)
-        print(f"allure results: {len(written)} in {args.alluredir}", file=sys.stderr)
+    results = args.out / "allure-results" if args.out else getattr(args, "alluredir", None)
+    if results is not None:
+        written = write_schema_results(diff, results)
+        print(f"allure results: {len(written)} in {results}", file=sys.stderr)
     return 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from codex_probe.cli.commands.options import add_json_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY, REPORTS
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
@@ -46,6 +48,7 @@ def register(subparsers: Any) -> None:
         metavar="PNG",
         help="also save a picture of the index (needs headless chromium)",
     )
+    add_json_option(parser, "the site's folder, its pages and the index's weight")
     parser.set_defaults(handler=run)
 
 
@@ -58,14 +61,30 @@ def run(args: argparse.Namespace) -> int:
     except HistoryViewError as error:
         print(f"codex-probe site: {error}", file=sys.stderr)
         return USAGE_ERROR
-    print(built.describe())
+    saved = None
     if args.screenshot is not None:
         try:
             saved = screenshot((args.out / INDEX).resolve().as_uri(), args.screenshot)
         except BrowserError as error:
             print(f"codex-probe site: {error}", file=sys.stderr)
             return FAILED
-        print(f"screenshot: {saved}")
+    if args.json:
+        document = {
+            "out": str(built.out),
+            "releases": built.releases,
+            "findings": built.findings,
+            "pages": built.pages,
+            "index_bytes": built.index_bytes,
+            "index_budget_bytes": INDEX_BUDGET,
+            "total_bytes": built.total_bytes,
+            "seconds": round(built.seconds, 2),
+            "screenshot": None if saved is None else str(saved),
+        }
+        print(json.dumps(document, indent=2))
+    else:
+        print(built.describe())
+        if saved is not None:
+            print(f"screenshot: {saved}")
     if built.index_bytes > INDEX_BUDGET:
         print(
             f"codex-probe site: the index weighs {built.index_bytes / 1000:.1f} kB, more than "

@@ -7,13 +7,14 @@ isolated home, the loopback provider and the JSON-RPC transport work together.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import CommandFailed, install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import add_codex_option, add_json_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.harness.codex.appserver import open_app_server
@@ -21,7 +22,6 @@ from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.transcripts import validate_transcript
 from codex_probe.harness.codex.validator import MessageValidator
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
 from codex_probe.harness.files import inside
 from codex_probe.harness.interrupts import run_interruptible
@@ -45,18 +45,22 @@ def register(subparsers: Any) -> None:
         "message is validated against the schema; the transcript goes to "
         "OUT/smoke/transcript-VERSION.jsonl. Exit 0 when all of it works.",
     )
+    add_codex_option(parser, "the release to check")
     parser.add_argument(
-        "--codex", type=codex_version, default=DEFAULT_CODEX_VERSION, help="codex-cli version"
+        "--out",
+        type=Path,
+        default=REPORTS / "smoke",
+        metavar="DIR",
+        help="output folder: the transcript goes to DIR/smoke/ (default reports/smoke)",
     )
-    parser.add_argument(
-        "--out", type=Path, default=REPORTS / "smoke", help="output folder (default reports/smoke)"
-    )
+    add_json_option(parser, "what was checked, and whether it worked")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     def say(text: str) -> None:
-        print(f"[{time.monotonic() - started:6.2f}s] {text}", flush=True)
+        line = f"[{time.monotonic() - started:6.2f}s] {text}"
+        print(line, flush=True, file=sys.stderr if args.json else sys.stdout)
 
     started = time.monotonic()
     # Before anything starts: an --out it cannot write is a usage error, not a run that
@@ -76,19 +80,33 @@ def run(args: argparse.Namespace) -> int:
         thread_id = run_interruptible(lambda: _handshake(installation.binary, transcript, say))
     except JsonRpcError as error:
         print(f"codex-probe smoke: FAILED: {error}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"version": installation.version, "ok": False, "error": str(error)}))
         return 1
     violations = validate_transcript(MessageValidator(schema), transcript.entries)
     say(
         f"{len(transcript.entries)} messages validated against the schema, "
         f"{len(violations)} violations"
     )
-    for violation in violations:
-        print(f"  {violation}")
+    if not args.json:
+        for violation in violations:
+            print(f"  {violation}")
     say(f"transcript: {transcript_path}")
-    if violations:
-        return 1
-    say(f"OK: handshake and thread/start ({thread_id}) on codex-cli {installation.version}")
-    return 0
+    if not violations:
+        say(f"OK: handshake and thread/start ({thread_id}) on codex-cli {installation.version}")
+    if args.json:
+        document = {
+            "version": installation.version,
+            "ok": not violations,
+            "binary": str(installation.binary),
+            "schema": str(schema),
+            "thread": thread_id,
+            "messages": len(transcript.entries),
+            "violations": [str(violation) for violation in violations],
+            "transcript": str(transcript_path),
+        }
+        print(json.dumps(document, indent=2))
+    return 1 if violations else 0
 
 
 async def _handshake(binary: Path, transcript: Transcript, say: Any) -> str:

@@ -1,4 +1,4 @@
-"""`codex-probe validate VERSION TRANSCRIPT.jsonl`: every schema violation in a transcript.
+"""`codex-probe validate --codex VERSION TRANSCRIPT.jsonl`: every schema violation in a transcript.
 
 Exit 0 no violation, 1 violations (each listed), 2 usage: a version npm does not
 publish, a transcript that cannot be read or has a line that is not an entry;
@@ -8,12 +8,17 @@ publish, a transcript that cannot be read or has a line that is not an entry;
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import (
+    DeprecatedPositional,
+    add_codex_option,
+    add_json_option,
+)
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.transcripts import validate_transcript
@@ -34,8 +39,22 @@ def register(subparsers: Any) -> None:
         "unpublished VERSION or an unreadable transcript, 3 when VERSION could not be "
         "installed.",
     )
-    parser.add_argument("version", type=codex_version)
-    parser.add_argument("transcript", type=Path)
+    add_codex_option(parser, "the release whose schema the transcript is checked against")
+    add_json_option(parser, "every violation and the counts")
+    parser.add_argument(
+        "old_version",
+        action=DeprecatedPositional,
+        command="validate",
+        old="VERSION (positional)",
+        new="--codex VERSION",
+        dests=("codex",),
+    )
+    parser.add_argument(
+        "transcript",
+        type=Path,
+        metavar="TRANSCRIPT",
+        help="a JSONL transcript as codex-probe writes them (transcript-VERSION.jsonl)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -46,8 +65,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"codex-probe validate: {error}", file=sys.stderr)
         return USAGE_ERROR
     with install_failures_end_command(NOT_CHECKED, unknown_version_exit_code=USAGE_ERROR):
-        validator = MessageValidator(ensure_schema(install(args.version)))
+        installation = install(args.codex)
+        validator = MessageValidator(ensure_schema(installation))
     violations = validate_transcript(validator, entries)
+    if args.json:
+        document = {
+            "version": installation.version,
+            "transcript": str(args.transcript),
+            "messages": len(entries),
+            "violations": [str(violation) for violation in violations],
+        }
+        print(json.dumps(document, indent=2))
+        return VIOLATIONS if violations else 0
     for violation in violations:
         print(f"{args.transcript}: {violation}")
     print(f"{len(entries)} messages checked, {len(violations)} violations")

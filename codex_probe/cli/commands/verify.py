@@ -10,9 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_severity_levels_option, severity
+from codex_probe.cli.commands.options import (
+    add_codex_option,
+    add_json_option,
+    add_severity_levels_option,
+    severity,
+)
 from codex_probe.harness.codex.install import install
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.command_line import USAGE_ERROR
 from codex_probe.probes.contracts.contract import ContractError, load_contract
 from codex_probe.probes.contracts.verify import UNKNOWN, verify_contract
@@ -38,14 +42,14 @@ def register(subparsers: Any) -> None:
         "not a contract this codex-probe reads; 3: could not tell (codex could not run "
         "the replay).",
     )
-    parser.add_argument("contract", type=Path, metavar="CONTRACT")
     parser.add_argument(
-        "--codex",
-        default=DEFAULT_CODEX_VERSION,
-        metavar="VERSION",
-        help=f"the release to verify on (default {DEFAULT_CODEX_VERSION})",
+        "contract",
+        type=Path,
+        metavar="CONTRACT",
+        help="a contract file, as `codex-probe record` writes it",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_codex_option(parser, "the release to verify on")
+    add_json_option(parser, "the verdict and each interaction's findings")
     parser.add_argument(
         "--fail-on",
         type=severity,

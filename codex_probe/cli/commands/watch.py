@@ -77,6 +77,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--out",
         type=Path,
+        metavar="DIR",
         default=WATCH_FOLDER,
         help=f"output folder: watch.json and repro/ (default {WATCH_FOLDER})",
     )

@@ -1,7 +1,8 @@
 """The npm registry, through the npm client, always under a deadline.
 
-npm gets the caller's npm setup (HOME for ~/.npmrc and its cache, NPM_CONFIG_*, proxies,
-CA files) and no other variable: `harness.child_env.NPM`.
+npm gets the caller's npm setup (HOME for ~/.npmrc, NPM_CONFIG_*, proxies, CA files) and no
+other variable (`harness.child_env.NPM`), and a download cache inside codex-probe's own
+unless the caller chose one (`npm_cache.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness import child_env
+from codex_probe.harness.codex.npm_cache import npm_cache_env
 from codex_probe.harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
 from codex_probe.harness.codex.versions import NPM_PACKAGE
 from codex_probe.harness.jsonrpc.process import end_process_group
@@ -50,7 +52,7 @@ def run_npm(
         stderr=subprocess.PIPE,
         text=True,
         stdin=subprocess.DEVNULL,
-        env=child_env.child_env(child_env.NPM),
+        env=child_env.child_env(child_env.NPM, npm_cache_env()),
         start_new_session=True,
     )
     try:

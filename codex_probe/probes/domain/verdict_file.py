@@ -4,7 +4,7 @@ history run), read back into the same `Finding`s by every command that reads a r
 A verdict file that does not have this shape is a usage error for whoever reads it (the
 gate exits 2): it is never guessed at or half-read. Its shape is `VerdictFile`, whose JSON
 schema is checked in as codex_probe/probes/schemas/verdict.schema.json
-(docs/file-formats.md); `load_verdict` is the one reader of the file.
+(docs/formats.md); `load_verdict` is the one reader of the file.
 """
 
 from __future__ import annotations

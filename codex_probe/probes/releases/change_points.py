@@ -7,9 +7,9 @@ the last release before it that has a value:
 
     {"kind", "key", "first_changed", "last_same", "before", "after"}
 
-so `codex-probe diff LAST_SAME FIRST_CHANGED` (or bisect) can look at it again. A point of
-the protocol surface also carries the breaking-change rule its change meets and that
-rule's severity (`rule`, `severity`: its worst, as `codex-probe diff` gives it). Values
+so `codex-probe diff --from LAST_SAME --to FIRST_CHANGED` (or bisect) can look at it again.
+A point of the protocol surface also carries the breaking-change rule its change meets and
+that rule's severity (`rule`, `severity`: its worst, as `codex-probe diff` gives it). Values
 are compared as JSON values (`same`: types and all, key order aside); a row's values are
 made comparable (ids masked, say) before they come here.
 """

@@ -19,6 +19,7 @@ from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.surface.delta import delta
+from codex_probe.probes.domain.surface.diff import diff_command
 from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, Change, IssueState, State
 from codex_probe.probes.releases.change_points import ChangePoint
@@ -337,6 +338,10 @@ def _watch_list(points: list[ChangePoint]) -> str:
     )
 
 
+# The grid's page sits in the history folder: its diff commands read the history from there.
+HISTORY_HERE = "."
+
+
 def _surface_list(points: list[ChangePoint]) -> str:
     """The surface's change points by the release they came in, then by aspect."""
     if not points:
@@ -348,7 +353,7 @@ def _surface_list(points: list[ChangePoint]) -> str:
     for (first, last), found in sorted(by_release.items(), key=lambda i: version_key(i[0][0])):
         parts.append(
             f"<h3>{html.escape(first)} (last same: {html.escape(last)}): {len(found)} key(s); "
-            f"<code>codex-probe diff {html.escape(last)} {html.escape(first)}</code></h3><ul>"
+            f"<code>{html.escape(diff_command(last, first, HISTORY_HERE))}</code></h3><ul>"
         )
         for point in found:
             lines = "\n".join(delta(point.before, point.after, 8))

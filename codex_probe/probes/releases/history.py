@@ -15,7 +15,7 @@ state as codex_probe/probes/domain/watch.py decides it from the release's findin
 "back in X").
 
 The file's shape is `HistoryFile` (its JSON schema is checked in as
-codex_probe/probes/schemas/history.schema.json, docs/file-formats.md); `load_history` is the
+codex_probe/probes/schemas/history.schema.json, docs/formats.md); `load_history` is the
 one reader of the file, and refuses any other shape in one line naming the first wrong field.
 """
 

@@ -20,7 +20,20 @@
     return [a, b];
   }
 
+  // Surface keys: "ASPECT KEY" -> its place in D.keys; a release without a surface file has
+  // no values (not recorded), one that lacks a key has it ABSENT.
+  const ABSENT = "(absent)";
+  const keyIndex = new Map((D.keys || []).map((k, i) => [k, i]));
+  const KEYS_PER_ASPECT = 40;
+  const DELTA_LINES = 12;
+
   function value(kind, key, subject, v) {
+    if (kind === "surface-key") {
+      const cells = (D.key_cells || {})[v];
+      if (!cells) return null;
+      const at = cells[keyIndex.get(key)];
+      return at === undefined || at < 0 ? ABSENT : D.key_values[at];
+    }
     if (kind === "verdict") {
       const cell = (D.cells[v] || {})[key];
       return cell ? cell[0] : null;
@@ -49,7 +62,20 @@
       ]);
       for (const name of [...names].sort()) keys.push(["observed", id + "." + name, id, group]);
     }
-    for (const aspect of D.aspects) keys.push(["surface", aspect, aspect, "surface"]);
+    const bothKeyed = D.key_cells && D.key_cells[a] && D.key_cells[b];
+    for (const aspect of D.aspects) {
+      if (!bothKeyed) {
+        keys.push(["surface", aspect, aspect, "surface"]); // an older history: digests only
+        continue;
+      }
+      const changed = (D.keys || []).filter(
+        (k) => k.startsWith(aspect + " ") && value("surface-key", k, aspect, a) !== value("surface-key", k, aspect, b)
+      );
+      for (const k of changed.slice(0, KEYS_PER_ASPECT)) keys.push(["surface-key", k, aspect, "surface"]);
+      if (changed.length > KEYS_PER_ASPECT) {
+        keys.push(["surface-more", aspect + " " + (changed.length - KEYS_PER_ASPECT), aspect, "surface"]);
+      }
+    }
     for (const [issue] of D.issues) keys.push(["watch", issue, issue, "watch"]);
     return keys;
   }
@@ -58,6 +84,10 @@
     const span = probed.slice(probed.indexOf(a), probed.indexOf(b) + 1);
     const found = [];
     for (const [kind, key, subject, group] of rows(a, b)) {
+      if (kind === "surface-more") {
+        found.push({ kind, key, subject, group, more: Number(key.slice(subject.length + 1)) });
+        continue;
+      }
       const before = value(kind, key, subject, a);
       const after = value(kind, key, subject, b);
       if (before === after) continue;
@@ -97,6 +127,44 @@
       return text; // a verdict, a surface digest or a bug's state: words already
     }
     return text;
+  }
+
+  function short(text, limit) {
+    const said = text === null ? "not recorded" : text;
+    return said.length <= limit ? said : said.slice(0, limit - 1) + "…";
+  }
+
+  // What changed from one surface value to the other, in short lines (as `codex-probe diff`
+  // says it): an object's fields added, removed, changed; a list's items gone and come.
+  function delta(before, after) {
+    if (before === ABSENT) return ["new: " + short(after, 160)];
+    if (after === ABSENT) return ["gone (was: " + short(before, 160) + ")"];
+    let old;
+    let now;
+    try {
+      old = JSON.parse(before);
+      now = JSON.parse(after);
+    } catch (error) {
+      return [short(before, 160) + " -> " + short(after, 160)];
+    }
+    const lines = [];
+    const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+    if (isObject(old) && isObject(now)) {
+      for (const field of [...new Set([...Object.keys(old), ...Object.keys(now)])].sort()) {
+        const [x, y] = [JSON.stringify(old[field]), JSON.stringify(now[field])];
+        if (!(field in old)) lines.push("+ " + field + ": " + short(y, 120));
+        else if (!(field in now)) lines.push("- " + field + ": " + short(x, 120));
+        else if (x !== y) lines.push("~ " + field + ": " + short(x, 80) + " -> " + short(y, 80));
+      }
+    } else if (Array.isArray(old) && Array.isArray(now)) {
+      const [was, is] = [old.map((x) => JSON.stringify(x)), now.map((x) => JSON.stringify(x))];
+      for (const item of was) if (!is.includes(item)) lines.push("- " + short(item, 120));
+      for (const item of is) if (!was.includes(item)) lines.push("+ " + short(item, 120));
+    }
+    if (!lines.length) lines.push(short(before, 160) + " -> " + short(after, 160));
+    return lines.length > DELTA_LINES
+      ? [...lines.slice(0, DELTA_LINES), "... and " + (lines.length - DELTA_LINES) + " more"]
+      : lines;
   }
 
   function element(tag, text, className) {
@@ -145,6 +213,14 @@
     for (const d of found) {
       const row = element("tr");
       row.dataset.key = d.key;
+      if (d.kind === "surface-more") {
+        row.append(element("td", d.group), element("td", d.subject));
+        const rest = element("td", d.more + " more key(s) differ: codex-probe diff --history HISTORY_DIR --from " + a + " --to " + b);
+        rest.colSpan = 4;
+        row.append(rest);
+        table.append(row);
+        continue;
+      }
       row.append(element("td", d.group));
       const name = element("td");
       if (d.kind === "verdict" || d.kind === "observed") {
@@ -155,12 +231,21 @@
         name.textContent = d.subject;
       }
       row.append(name);
-      row.append(element("td", d.kind === "observed" ? d.key.slice(d.subject.length + 1) : d.kind));
-      for (const [found, side] of [[d.before, "before"], [d.after, "after"]]) {
-        if (d.kind === "verdict") {
-          row.append(verdictCell(found, side));
-        } else {
-          row.append(element("td", shown(found), "val " + side));
+      if (d.kind === "surface-key") {
+        // The key, then what changed in its value; each side's value in short beside it.
+        const what = element("td", d.key.slice(d.subject.length + 1), "val");
+        what.append(element("pre", delta(d.before, d.after).join("\n"), "keys"));
+        row.append(what);
+        row.append(element("td", short(d.before, 200), "val before"));
+        row.append(element("td", short(d.after, 200), "val after"));
+      } else {
+        row.append(element("td", d.kind === "observed" ? d.key.slice(d.subject.length + 1) : d.kind));
+        for (const [found, side] of [[d.before, "before"], [d.after, "after"]]) {
+          if (d.kind === "verdict") {
+            row.append(verdictCell(found, side));
+          } else {
+            row.append(element("td", shown(found), "val " + side));
+          }
         }
       }
       const where = d.first

@@ -1,6 +1,7 @@
 """compare.html: any two releases side by side, computed in the page (compare.js) from the
 data the page carries: every probed release's verdicts and observed values (ids masked, each
-distinct set of values written once), surface digests and watched bugs' states."""
+distinct set of values written once), its surface (each key's value, each distinct value
+written once) and watched bugs' states."""
 
 from __future__ import annotations
 
@@ -51,10 +52,39 @@ def compare_data(view: HistoryView) -> dict[str, Any]:
             for r in view.releases
             if r.surface
         },
+        **surface_keys(view),
         "watch": {
             v: {w.issue: s for w in view.watched if (s := view.watch_state(v, w.issue))}
             for v in probed
         },
+    }
+
+
+def surface_keys(view: HistoryView) -> dict[str, Any]:
+    """Every surface key and its value on each release that has a surface file: the keys
+    once (`keys`, "ASPECT KEY"), each distinct value once (`key_values`, JSON), and per
+    release one index into those per key (-1: the release lacks the key). From these the
+    page says which keys of an aspect differ between two releases, and how."""
+    keys: dict[str, int] = {}
+    values: list[str] = []
+    interned: dict[str, int] = {}
+    cells: dict[str, dict[int, int]] = {}
+    for release in view.releases:
+        surface = view.surface(release.version) if release.surface_file else None
+        if surface is None:
+            continue
+        row = cells.setdefault(release.version, {})
+        for aspect, found in surface.aspects.items():
+            for key, value in found.items():
+                text = json.dumps(value, sort_keys=True)
+                number = keys.setdefault(f"{aspect} {key}", len(keys))
+                row[number] = interned.setdefault(text, len(interned))
+                if row[number] == len(values):
+                    values.append(text)
+    return {
+        "keys": list(keys),
+        "key_values": values,
+        "key_cells": {v: [row.get(k, -1) for k in range(len(keys))] for v, row in cells.items()},
     }
 
 

@@ -128,6 +128,8 @@ td.verdict { white-space: nowrap; }
 .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 14px; }
 .sides > div { min-width: 0; }
 ul.points li { margin: 3px 0; }
+ul.keys { margin: 2px 0 4px; padding-left: 18px; }
+ul.keys code, pre.keys { white-space: pre-wrap; }
 select { font-size: 14px; }
 nav.rel { margin: 4px 0 10px; }
 """

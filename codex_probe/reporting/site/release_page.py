@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
+from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
 from codex_probe.probes.domain.watch import Change as WatchChange
 from codex_probe.reporting.history_view import Difference, HistoryView, Release
 from codex_probe.reporting.site import dataset as model
@@ -27,9 +28,11 @@ from codex_probe.reporting.site.look import (
     verdict_state,
     verdict_words,
 )
+from codex_probe.reporting.surface_text import short_listing
 
 DEPTH = 1
 DATA = f"{'../' * DEPTH}{model.DATA}/"
+HISTORY_DIR = "HISTORY_DIR"  # the history the site was built from, where the reader has it
 
 
 def render_release(view: HistoryView, release: Release, record: model.ReleaseFile) -> str:
@@ -168,11 +171,9 @@ def _difference_words(
             str(v) if v else "undecided" for v in (difference.before, difference.after)
         )
         words = f"watch: {esc(before)} → {esc(after)}"
-    elif difference.kind == "surface" and (
-        keys := view.surface_keys_differing(older, newer, subject)
-    ):
-        # A digest says nothing to a reader: how many keys, and the command that lists them.
-        words = f"{keys} key(s) differ: <code>codex-probe diff {esc(older)} {esc(newer)}</code>"
+    elif difference.kind == "surface" and (changes := view.surface_changes(older, newer, subject)):
+        # A digest says nothing to a reader: each key and what changed in its value.
+        words = _surface_words(changes, older, newer)
     else:
         name = difference.key.removeprefix(subject).lstrip(".:/ ") or difference.kind
         words = f"{esc(name)}: {value(difference.before)} → {value(difference.after)}"
@@ -181,6 +182,22 @@ def _difference_words(
         words += ", changed more than once)" if difference.changes > 1 else ")"
         words += "</span>"
     return words
+
+
+def _surface_words(changes: list[SurfaceChange], older: str, newer: str) -> str:
+    """Each changed key of an aspect (alike ones once) and what changed in its value, the
+    first SHORT_KEYS of them, then the command that lists every one."""
+    shown, left = short_listing(changes)
+    items = "".join(
+        f"<li><b>{esc(keys)}</b><br><code>{esc(chr(10).join(lines))}</code></li>"
+        for keys, lines in shown
+    )
+    every = f"<code>{esc(diff_command(older, newer, HISTORY_DIR))}</code>"
+    more = f"{left} more alike group(s): " if left else "both values whole: "
+    return (
+        f"{len(changes)} key(s) differ:<ul class='keys'>{items}</ul>"
+        f"<span class='muted'>{more}{every}</span>"
+    )
 
 
 def _verdicts(view: HistoryView, release: Release, record: model.ReleaseFile) -> str:

@@ -1,18 +1,18 @@
 """What `codex-probe probe` says on the terminal as its releases run: a line when a release
-starts and one when it ends (its verdicts counted, or why nothing can drive it), and at the
-end the assumption-by-version table read from the verdict writer's report."""
+starts, its progress (reporting/probe_progress.py, on stderr) and one line when it ends (or
+why nothing can drive it), and at the end the assumption-by-version table read from the
+verdict writer's report, with the commands to run next."""
 
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Sequence
 
 from codex_probe.probes.domain.surface.file import SURFACE_FILE
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.tally import tally
 from codex_probe.probes.runner.events import Event, ReleaseProbed, ReleaseStarted, Writer
 from codex_probe.probes.runner.selection import Selection, Subject
+from codex_probe.reporting.probe_progress import ProbeProgress
 from codex_probe.reporting.table import closing_lines, profile_lines, render_table
 from codex_probe.reporting.writers.verdict import VerdictWriter
 
@@ -21,22 +21,35 @@ class ProbeTerminal(Writer):
     """Listed after `verdict`: its table is the verdict writer's finished report."""
 
     def __init__(
-        self, selection: Selection, subject: Subject, verdict: VerdictWriter, repeat: int
+        self,
+        selection: Selection,
+        subject: Subject,
+        verdict: VerdictWriter,
+        repeat: int,
+        *,
+        me: str = "codex-probe",
     ) -> None:
+        """`me`: the command as the user's shell finds it, for the `next:` hints."""
         self.selection, self.subject, self.verdict, self.repeat = (
             selection,
             subject,
             verdict,
             repeat,
         )
-        self.started: dict[str, float] = {}
+        self.me = me
+        self.started: list[str] = []
         self.surfaces: dict[str, Surface] = {}
+        self.progress = ProbeProgress()
 
     def handle(self, event: Event) -> Sequence[Event]:
         if isinstance(event, ReleaseStarted):
-            self.started[event.version] = time.monotonic()
-            print(f"codex-cli {event.version}: probing {self._what()}")
-        elif isinstance(event, ReleaseProbed):
+            self.started.append(event.version)
+            print(f"codex-cli {event.version}: probing {self._what()}", flush=True)
+            self.progress.start(event.version, self._scenario_runs())
+            return ()
+        self.progress.on_event(event)
+        if isinstance(event, ReleaseProbed):
+            self.progress.finish()
             run = event.run
             if run.surface is not None:
                 self.surfaces[run.version] = run.surface
@@ -46,11 +59,12 @@ class ProbeTerminal(Writer):
                     f"{run.undrivable}",
                     file=sys.stderr,
                 )
-            else:
-                counts = tally((f.id, f.verdict.value, f.required) for f in run.findings.values())
-                seconds = time.monotonic() - self.started.get(run.version, time.monotonic())
-                print(f"codex-cli {run.version}: {counts} in {seconds:.1f} s")
         return ()
+
+    def _scenario_runs(self) -> int:
+        """About how many scenario runs a release takes (learning a profile runs them all)."""
+        fake = len(self.selection.scenarios) if self.selection.compare_with_fake else 0
+        return (len(self.selection.subject_scenarios) + fake) * max(1, self.repeat)
 
     def finish(self, *, complete: bool) -> None:
         # An interrupted run says so in one line (the command's); a run that could drive
@@ -81,9 +95,9 @@ class ProbeTerminal(Writer):
         lines += [
             f"verdict: {verdict}",
             *([f"surface: {verdict.parent / SURFACE_FILE}"] if self.surfaces else []),
-            f"next: codex-probe report {versions} --out {verdict.parent}   "
+            f"next: {self.me} report {versions} --out {verdict.parent}   "
             "(the Allure page and summary.md)",
-            f"      codex-probe gate {versions} --verdict {verdict} --no-run   "
+            f"      {self.me} gate {versions} --verdict {verdict} --no-run   "
             "(exit 0 when every required assumption holds)",
         ]
         return lines

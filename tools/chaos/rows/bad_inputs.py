@@ -106,12 +106,17 @@ BAD_INPUTS = [
     ),
     BadInput("probe --jobs 0", 2, "--jobs", _codex_probe("probe", "--jobs", "0")),
     BadInput("probe --repeat 0", 2, "--repeat", _codex_probe("probe", "--repeat", "0")),
-    BadInput("cache prune --keep -1", 2, "--keep", _codex_probe("cache", "prune", "--keep", "-1")),
+    BadInput(
+        "cache prune --keep-installs -1",
+        2,
+        "--keep-installs",
+        _codex_probe("cache", "prune", "--keep-installs", "-1"),
+    ),
     BadInput(
         "validate a broken transcript",
         2,
         "t.jsonl:2: not a transcript entry",
-        _codex_probe("validate", VERSION, "t.jsonl"),
+        _codex_probe("validate", "--codex", VERSION, "t.jsonl"),
     ),
     BadInput(
         "drive --turn-timeout nan",
@@ -129,7 +134,7 @@ BAD_INPUTS = [
         "bisect an unknown finding",
         2,
         "not an assumption id",
-        _codex_probe("bisect", "x", "--good", "0.120.0", "--bad", VERSION),
+        _codex_probe("bisect", "x", "--from", "0.120.0", "--to", VERSION),
     ),
     BadInput(
         "compile --event unknown", 2, "unknown event", _codex_probe("compile", "--event", "y")

@@ -1,4 +1,4 @@
-"""`codex-probe cache prune --keep 0` while two probe runs use the install it would remove:
+"""`codex-probe cache prune --keep-installs 0` while two probe runs use the install it would remove:
 the install stays (prune says it is in use), and both runs end with every finding judged.
 
 The row's cache holds a hard-linked copy of the real cache's install (no 424 MB copy, and
@@ -30,7 +30,9 @@ def prune_during_runs(ctx: Context) -> Observed:
     shutil.copytree(source, ctx.cache / "codex" / VERSION, copy_function=os.link)
     runs = [start_probe(ctx, out=ctx.folder / name, name=name) for name in ("run-a", "run-b")]
     checks.wait_until(lambda: _uses(str(ctx.cache)), PROBE_S, "codex from the row's cache")
-    prune = ctx.run([*CODEX_PROBE, "cache", "prune", "--keep", "0"], seconds=PRUNE_S, name="prune")
+    prune = ctx.run(
+        [*CODEX_PROBE, "cache", "prune", "--keep-installs", "0"], seconds=PRUNE_S, name="prune"
+    )
     for run in runs:
         run.wait(PROBE_S)
     problems = checks.exit_code(prune, 0)

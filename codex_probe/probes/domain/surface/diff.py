@@ -67,6 +67,13 @@ class SurfaceChange:
         }
 
 
+def diff_command(a: str, b: str, history: str | None = None) -> str:
+    """The command that prints every surface difference from A to B: read from a history
+    folder that records both, when there is one, else probed."""
+    read = f" --history {history}" if history else ""
+    return f"codex-probe diff{read} --from {a} --to {b}"
+
+
 def diff_surfaces(
     before: Surface, after: Surface, levels: Levels = DEFAULT_LEVELS
 ) -> list[SurfaceChange]:
