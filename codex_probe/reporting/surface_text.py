@@ -21,6 +21,7 @@ HEADINGS = {
     "refusals": "refusals",
     "model_requests": "model requests",
     "schema": "schema methods",
+    "exploration": "exploration (method x state x variant)",
 }
 
 
