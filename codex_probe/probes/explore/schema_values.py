@@ -259,7 +259,8 @@ class Builder:
                 made = self.value(alt, full=False, path=(*path, f"<{label}>"))
                 found.append(Finite(label, made))
         # A union of free alternatives (a string, a number) has no finite values.
-        if len(alternatives) == 1 and not _enumerated(alternatives[0]):
+        only = alternatives[0] if len(alternatives) == 1 else None
+        if only is not None and not (_enumerated(only) or _bare_union(only)):
             return []  # one object, or nothing: an optional field, not a choice
         return found if all(_finite_alternative(self.tree, a) for a in alternatives) else []
 

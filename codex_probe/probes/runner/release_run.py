@@ -41,6 +41,7 @@ from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcom
 from codex_probe.probes.domain.stability import flips, steady_findings
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import Surface, surface_of
+from codex_probe.probes.explore.release import explore_release
 from codex_probe.probes.releases.learn.observed import Gap
 from codex_probe.probes.releases.learn.profile import LearnedProfile, LearnError, learn_profile
 from codex_probe.probes.runner.events import (
@@ -102,6 +103,9 @@ class ReleaseRun:
     fake_surface: Surface | None = None
     # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
     surface_flips: list[str] = field(default_factory=list)
+    # The exploration's record (codex_probe/probes/explore/record.py), or why it could not
+    # run; None: not asked for.
+    exploration: dict[str, Any] | str | None = None
 
     def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
         """The subject's run of the scenario an assumption's finding was read from."""
@@ -274,33 +278,43 @@ async def _run_release(
     on_event: Listener,
 ) -> ReleaseRun:
     subject_backend: list[Backend] = []
-    run = await _run_scenarios_and_judge(
-        version,
-        selection,
-        jobs=jobs,
-        learned_dir=learned_dir,
-        always_learn=always_learn,
-        subject=subject,
-        on_event=on_event,
-        backend_used=subject_backend,
-    )
+    async with asyncio.TaskGroup() as group:  # the exploration runs beside the scenarios
+        judged = group.create_task(
+            _run_scenarios_and_judge(
+                version,
+                selection,
+                jobs=jobs,
+                learned_dir=learned_dir,
+                always_learn=always_learn,
+                subject=subject,
+                on_event=on_event,
+                backend_used=subject_backend,
+            )
+        )
+        explored = group.create_task(explore_release(version, selection, subject))
+    run = judged.result()
+    run.exploration = explored.result()
     if selection.surface and subject_backend:
         schema = subject_backend[0].schema_folder
-        run.surface = read_surface(version, run.subject, schema)
+        run.surface = read_surface(version, run.subject, schema, run.exploration)
         if set(run.fake) >= set(SCENARIOS):
             run.fake_surface = read_surface(version, run.fake, schema)
     return run
 
 
 def read_surface(
-    version: str, outcomes: dict[str, ScenarioOutcome], schema: Path | None
+    version: str,
+    outcomes: dict[str, ScenarioOutcome],
+    schema: Path | None,
+    exploration: dict[str, Any] | str | None = None,
 ) -> Surface:
-    """The surface of the scenario runs `outcomes` (one that broke is a gap)."""
+    """The surface of the scenario runs `outcomes` (one that broke is a gap) and of the
+    exploration's record (or why it could not run)."""
     records = {
         name: None if outcome.observation is None else outcome.observation.to_record()
         for name, outcome in outcomes.items()
     }
-    return surface_of(version, records, schema)
+    return surface_of(version, records, schema, exploration)
 
 
 async def _run_scenarios_and_judge(

@@ -1,0 +1,408 @@
+"""A lane: one isolated home, wiretap and app-server (two, for a restart), and the cells run
+on it one at a time, each one request and what it caused.
+
+A cell's notifications are those read between its request and a *fence* sent after its
+answer (a request codex refuses at once: whatever codex said right after the answer has
+been read when the fence's refusal arrives), and, for a cell on a copy of its own, every
+later notification about that copy until the next cell on it or the lane's end (nothing
+else touches the copy). A cell that starts a turn lasts until the turn completes; a cell in
+flight releases its held answer and lasts until that turn completes.
+
+Every answer, refusal, notification and server request is checked against the release's
+own schema; what breaks it is a Surprise, with the steps that lead to it and the command
+that replays them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
+from codex_probe.harness.jsonrpc.transcript import TranscriptEntry
+from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute, unsubstitute
+from codex_probe.probes.explore.home import lay_out_removable
+from codex_probe.probes.explore.methods import STARTS_TURN
+from codex_probe.probes.explore.outbound import Outbound
+from codex_probe.probes.explore.plan import APPROVAL_METHOD, Cell
+from codex_probe.probes.explore.record import CellRecord, Surprise
+from codex_probe.probes.explore.states import (
+    IN_FLIGHT,
+    NONE,
+    UNLOADED,
+    Replies,
+    Subject,
+)
+from codex_probe.rig.answers import DEFAULT_ANSWERS
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.homes import IsolatedHome
+from codex_probe.rig.session import Session, thread_of
+from codex_probe.rig.wiretap import Wiretap
+
+# A call codex has not answered by then is unanswered (0.120.0 never answers a turn/interrupt
+# of a turn that has ended: measured, 8 cells of 724).
+CALL_DEADLINE_S = 10.0
+TURN_START_DEADLINE_S = 10.0
+TURN_DEADLINE_S = 30.0
+# A method no release has: codex refuses it as it reads it (the fence, see the module).
+FENCE_METHOD = "explore/fence"
+# What a call asked in flight has done inside the held turn once this notification (of an
+# item of this type) has come.
+SETTLED_BY = {"thread/shellCommand": ("item/completed", "commandExecution")}
+# Methods after which the connection hears nothing more of the thread.
+UNHEARD = frozenset({"thread/unsubscribe", "thread/delete"})
+# Invalid calls sent at once (codex refuses an overloaded ingress with -32001: few).
+INVALID_AT_ONCE = 8
+# What a state's thread went through before a call, for a surprise's steps.
+STATE_STEPS: dict[str, tuple[str, ...]] = {
+    NONE: (),
+    "idle": ("thread/start", "turn/start (completed)"),
+    IN_FLIGHT: ("thread/start", "turn/start (completed)", "turn/start (answer held)"),
+    "compacted": ("thread/start", "turn/start (completed)", "thread/compact/start (completed)"),
+    "archived": ("thread/start", "turn/start (completed)", "thread/archive"),
+    "forked": ("thread/start", "turn/start (completed)", "thread/fork"),
+    "rolled-back": (
+        "thread/start",
+        "turn/start (completed) x2",
+        "thread/rollback numTurns=1 (or thread/revert before the last turn)",
+    ),
+    UNLOADED: ("thread/start", "turn/start (completed)", "restart the app-server"),
+}
+COPY_STEP = "thread/fork (a copy for this call)"
+# Notifications a process sends of its own accord, not caused by a call (kept per lane).
+BACKGROUND = frozenset({"remoteControl/status/changed"})
+
+
+def cell_slug(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-").lower()
+
+
+@dataclass
+class _Pending:
+    """A cell on a copy whose notifications are read when the lane ends."""
+
+    record: CellRecord
+    mark: int
+    subjects: set[str]
+    values: dict[str, str]
+    thread: str
+    end: int | None = None  # where the next cell on the same copy began
+
+
+@dataclass
+class Lane:
+    """One home, wiretap and app-server (or two, for the thread lane's restart)."""
+
+    name: str
+    backend: Backend
+    outbound: Outbound
+    validator: MessageValidator
+    reproduce: Callable[[str], str]
+    surprises: list[Surprise] = field(default_factory=list)
+    pending: list[_Pending] = field(default_factory=list)
+    session: Session | None = None
+    replies: Replies = field(default_factory=Replies)
+    walk_violations: list[str] = field(default_factory=list)
+    walk_checked: int = 0
+    # Told of each cell as it ends (the command's progress).
+    on_cell: Callable[[CellRecord], None] = lambda record: None
+
+    # ----- for a walk (walks.py): calls checked as they go ------------------------------
+
+    async def checked_call(self, method: str, params: Any) -> dict[str, Any]:
+        """`{"result"}` or `{"error"}`; its answer checked against the schema (a transport
+        failure raises)."""
+        assert self.session is not None
+        outcome = await self.session.call(method, params)
+        answer = {"id": 0, **outcome}
+        self.walk_violations += [
+            str(v) for v in self.validator.check("server response", answer, method=method)
+        ]
+        return outcome
+
+    def violations_since_walk(self) -> list[str]:
+        """What broke the schema since the last ask: answers, and what codex said."""
+        assert self.session is not None
+        entries = self.session.transcript.entries
+        found, self.walk_violations = self.walk_violations, []
+        for entry in entries[self.walk_checked :]:
+            message = entry.message
+            if (
+                entry.direction != "recv"
+                or not isinstance(message, dict)
+                or "method" not in message
+            ):
+                continue
+            kind = "server request" if "id" in message else "server notification"
+            found += [str(v) for v in self.validator.check(kind, message)]  # type: ignore[arg-type]
+        self.walk_checked = len(entries)
+        return found
+
+    async def let_go(self, subject: Subject) -> None:
+        """End a thread's held turn, if it has one, so it runs into nothing after it."""
+        if not subject.held:
+            return
+        assert self.session is not None
+        self.session.client.drain_notifications()  # nothing of it can have completed yet
+        self.release(subject)
+        with contextlib.suppress(NotificationTimeout):
+            await self._completed(subject.thread)
+        subject.held = None
+
+    def release(self, subject: Subject) -> None:
+        """Let the subject's held answer go (the wiretap lets every held answer go: one
+        turn is held at a time)."""
+        if subject.hold_marker is not None:
+            self.replies.released.add(subject.hold_marker)
+        assert self.session is not None
+        self.session.tap.release_held()
+
+    async def open(self, tap: Wiretap, home: IsolatedHome) -> Session:
+        self.session = Session(self.backend, tap, home, timeout=CALL_DEADLINE_S)
+        await self.session.open()
+        return self.session
+
+    def values(self, cell: Cell, subject: Subject | None) -> dict[str, str]:
+        assert self.session is not None
+        home = self.session.home
+        return {
+            "thread": subject.thread if subject else UNKNOWN_ID,
+            "turn": (subject.turn if subject else None) or UNKNOWN_ID,
+            "unknown": UNKNOWN_ID,
+            "work": str(home.workdir),
+            "root": str(home.root),
+            "cell": cell_slug(cell.key),
+            "wiretap": self.session.tap.base_url,
+        }
+
+    async def run_cell(self, cell: Cell, subject: Subject | None) -> CellRecord:
+        session = self.session
+        assert session is not None
+        record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
+        values = self.values(cell, subject)
+        params = substitute(cell.params, values)
+        method = "turn/start" if cell.kind == "approval" else cell.method
+        if cell.method == "fs/remove" and cell.kind == "valid" and isinstance(params, dict):
+            lay_out_removable(Path(str(params.get("path", ""))), session.home.workdir)
+        if cell.kind == "approval":
+            session.answer(APPROVAL_METHOD, cell.answer)
+        session.client.drain_notifications()
+        mark = len(session.transcript.entries)
+        try:
+            record.result = await session.request(method, params, timeout=CALL_DEADLINE_S)
+            record.outcome = "answered"
+        except ServerError as error:
+            record.outcome = "refused"
+            record.error = {"code": error.code, "message": error.message, "data": error.data}
+        except RequestTimeout:
+            record.outcome = "unanswered"
+            self.surprise(f"no answer within {CALL_DEADLINE_S:.0f} s", cell)
+        subjects = {subject.thread} if subject else set()
+        subjects |= _threads_named(record.result)
+        if subject is not None:
+            await self.settle(cell, subject, record)
+        if cell.kind == "approval":
+            session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
+        await self.fence()
+        if cell.on_copy and subject is not None:
+            for earlier in self.pending:
+                if earlier.thread == subject.thread and earlier.end is None:
+                    earlier.end = mark
+            self.pending.append(_Pending(record, mark, subjects, values, subject.thread))
+        else:
+            self.finish(record, session.transcript.entries[mark:], subjects, values)
+        self.on_cell(record)
+        return record
+
+    async def run_invalid(self, cell: Cell) -> CellRecord:
+        """An invalid call, sent beside others (run_none_lane): its answer, checked."""
+        session = self.session
+        assert session is not None
+        record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
+        values = self.values(cell, None)
+        try:
+            record.result = await session.request(
+                cell.method, substitute(cell.params, values), timeout=CALL_DEADLINE_S
+            )
+            record.outcome = "answered"
+        except ServerError as error:
+            record.outcome = "refused"
+            record.error = {"code": error.code, "message": error.message, "data": error.data}
+        except RequestTimeout:
+            record.outcome = "unanswered"
+            self.surprise(f"no answer within {CALL_DEADLINE_S:.0f} s", cell)
+        self.finish(record, [], set(), values)
+        self.on_cell(record)
+        return record
+
+    async def settle(self, cell: Cell, subject: Subject, record: CellRecord) -> None:
+        """Wait for the turn the cell started, or the one it let go on, to complete (the
+        first turn/completed of its thread: a review's names another turn than its
+        turn/started, 0.171.0)."""
+        assert self.session is not None
+        answered = record.outcome == "answered"
+        try:
+            if cell.state == IN_FLIGHT and cell.on_copy and subject.held:
+                if answered:  # a refused call left the held turn as it was
+                    await self._own_work(cell, subject)
+                    self.release(subject)
+                    if cell.method not in UNHEARD:
+                        await self._completed(subject.thread)
+                    subject.held = None
+                return
+            starts = cell.method in STARTS_TURN or cell.kind == "approval"
+            if not answered or not starts:
+                return
+            await self.session.client.wait_for_notification(
+                "turn/started",
+                lambda n: thread_of(n) == subject.thread,
+                timeout=TURN_START_DEADLINE_S,
+                consume=False,
+            )
+            await self._completed(subject.thread)
+        except NotificationTimeout as timeout:
+            record.unsettled = f"{timeout.method} did not come within {timeout.elapsed:.0f} s"
+
+    async def _own_work(self, cell: Cell, subject: Subject) -> None:
+        """Before a held turn is let go: the work the call does inside that turn, done (a
+        shell command's output lands in the turn's next model request, or after it, by
+        the race the release would start)."""
+        assert self.session is not None
+        settled_by = SETTLED_BY.get(cell.method)
+        if settled_by is None:
+            return
+        method, item_type = settled_by
+        await self.session.client.wait_for_notification(
+            method,
+            lambda n: (
+                thread_of(n) == subject.thread
+                and isinstance(n.params, dict)
+                and isinstance(n.params.get("item"), dict)
+                and n.params["item"].get("type") == item_type
+            ),
+            timeout=TURN_START_DEADLINE_S,
+            consume=False,
+        )
+
+    async def _completed(self, thread: str) -> None:
+        """The first turn/completed of `thread` since the cell began."""
+        assert self.session is not None
+        await self.session.client.wait_for_notification(
+            "turn/completed",
+            lambda n: thread_of(n) == thread,
+            timeout=TURN_DEADLINE_S,
+            consume=False,
+        )
+
+    async def fence(self) -> None:
+        assert self.session is not None
+        await self.session.call(FENCE_METHOD, {})
+
+    def finish_pending(self) -> None:
+        """Read the notifications of the cells on copies (the lane has ended)."""
+        assert self.session is not None
+        entries = self.session.transcript.entries
+        end = len(entries)
+        for pending in self.pending:
+            window = entries[pending.mark : pending.end or end]
+            self.finish(pending.record, window, pending.subjects, pending.values)
+        self.pending = []
+
+    def finish(
+        self,
+        record: CellRecord,
+        entries: list[TranscriptEntry],
+        subjects: set[str],
+        values: dict[str, str],
+    ) -> None:
+        """The cell's notifications and server requests (about `subjects`, if any), checked
+        against the schema, with the placeholders put back."""
+        answers: dict[Any, Any] = {}
+        for entry in entries:
+            message = entry.message
+            if entry.direction == "send" and isinstance(message, dict) and "method" not in message:
+                answers[message.get("id")] = message.get("result", message.get("error"))
+        heard: list[dict[str, Any]] = []
+        asked: list[dict[str, Any]] = []
+        for entry in entries:
+            message = entry.message
+            if entry.direction != "recv" or not isinstance(message, dict):
+                continue
+            if "method" not in message or message["method"] in BACKGROUND:
+                continue
+            about = _thread_about(message.get("params"))
+            if subjects and about is not None and about not in subjects:
+                continue
+            if subjects and about is None and record.state != NONE:
+                continue
+            if "id" in message:
+                asked.append(
+                    {
+                        "method": message["method"],
+                        "params": message.get("params"),
+                        "answer": answers.get(message["id"]),
+                    }
+                )
+                kind = "server request"
+            else:
+                heard.append({"method": message["method"], "params": message.get("params")})
+                kind = "server notification"
+            for violation in self.validator.check(kind, message):  # type: ignore[arg-type]
+                record.violations.append(str(violation))
+        if record.outcome in ("answered", "refused"):
+            answer = (
+                {"id": 0, "result": record.result}
+                if record.outcome == "answered"
+                else {"id": 0, "error": record.error}
+            )
+            method = "turn/start" if record.kind == "approval" else record.method
+            if record.kind != "invalid" or record.outcome == "answered":
+                for violation in self.validator.check("server response", answer, method=method):
+                    record.violations.append(str(violation))
+        record.notifications = unsubstitute(heard, values)
+        record.server_requests = unsubstitute(asked, values)
+        record.result = unsubstitute(record.result, values)
+        record.error = unsubstitute(record.error, values)
+        if record.violations:
+            self.surprise(f"breaks the schema: {record.violations[0]}", record)
+
+    def surprise(self, what: str, cell: Cell | CellRecord) -> None:
+        steps = (*STATE_STEPS.get(cell.state, ()), *([COPY_STEP] if _on_copy(cell) else ()))
+        call = f"{cell.method} {json.dumps(cell.params, sort_keys=True)}"
+        key = f"{cell.method} {cell.state} {cell.variant}"
+        self.surprises.append(Surprise(what, key, (*steps, call), self.reproduce(key)))
+
+
+def _on_copy(cell: Cell | CellRecord) -> bool:
+    return bool(getattr(cell, "on_copy", False))
+
+
+def _threads_named(result: Any) -> set[str]:
+    """The threads an answer names (a fork's new thread, a detached review's)."""
+    if not isinstance(result, dict):
+        return set()
+    found = set()
+    thread = result.get("thread")
+    if isinstance(thread, dict) and isinstance(thread.get("id"), str):
+        found.add(thread["id"])
+    for key in ("threadId", "reviewThreadId"):
+        if isinstance(result.get(key), str):
+            found.add(result[key])
+    return found
+
+
+def _thread_about(params: Any) -> str | None:
+    if not isinstance(params, dict):
+        return None
+    if isinstance(params.get("threadId"), str):
+        return str(params["threadId"])
+    thread = params.get("thread")
+    if isinstance(thread, dict) and isinstance(thread.get("id"), str):
+        return str(thread["id"])
+    return None
