@@ -3,10 +3,10 @@ on it one at a time, each one request and what it caused.
 
 A cell's notifications are those read between its request and a *fence* sent after its
 answer (a request codex refuses at once: whatever codex said right after the answer has
-been read when the fence's refusal arrives), and, for a cell on a copy of its own, every
-later notification about that copy until the next cell on it or the lane's end (nothing
-else touches the copy). A cell that starts a turn lasts until the turn completes; a cell in
-flight releases its held answer and lasts until that turn completes.
+been read when the fence's refusal arrives). A cell that starts a turn lasts until the turn
+completes; a cell in flight releases its held answer (after the work it does inside that
+turn has come) and lasts until that turn completes; a call that sets something going after
+its answer lasts until the notification that ends it (AWAITS), within a deadline.
 
 Every answer, refusal, notification and server request is checked against the release's
 own schema; what breaks it is a Surprise, with the steps that lead to it and the command
@@ -54,7 +54,22 @@ TURN_DEADLINE_S = 30.0
 FENCE_METHOD = "explore/fence"
 # What a call asked in flight has done inside the held turn once this notification (of an
 # item of this type) has come.
-SETTLED_BY = {"thread/shellCommand": ("item/completed", "commandExecution")}
+SETTLED_BY = {
+    "thread/shellCommand": ("item/completed", "commandExecution"),
+    # A review interrupts the held turn and runs its own: released before the review has
+    # ended, the held answer races the interruption.
+    "review/start": ("item/completed", "exitedReviewMode"),
+}
+# What a call sets going after its answer, and ends with a notification: awaited (within the
+# deadline) so that it falls inside the call's window, not the next call's. An unsubscribe
+# unloads the thread at once where a release does that (0.120.0: thread/closed in ms), and
+# keeps it loaded where it does not (0.171.0: nothing in 3 s, 4 of 4): the deadline is short.
+AWAITS: dict[str, tuple[str, float]] = {
+    "thread/unsubscribe": ("thread/closed", 0.5),
+    "account/login/start": ("account/login/completed", 10.0),
+    "externalAgentConfig/import": ("externalAgentConfig/import/completed", 10.0),
+    "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", 10.0),
+}
 # Methods after which the connection hears nothing more of the thread.
 UNHEARD = frozenset({"thread/unsubscribe", "thread/delete"})
 # Invalid calls sent at once (codex refuses an overloaded ingress with -32001: few).
@@ -84,18 +99,6 @@ def cell_slug(key: str) -> str:
 
 
 @dataclass
-class _Pending:
-    """A cell on a copy whose notifications are read when the lane ends."""
-
-    record: CellRecord
-    mark: int
-    subjects: set[str]
-    values: dict[str, str]
-    thread: str
-    end: int | None = None  # where the next cell on the same copy began
-
-
-@dataclass
 class Lane:
     """One home, wiretap and app-server (or two, for the thread lane's restart)."""
 
@@ -105,7 +108,6 @@ class Lane:
     validator: MessageValidator
     reproduce: Callable[[str], str]
     surprises: list[Surprise] = field(default_factory=list)
-    pending: list[_Pending] = field(default_factory=list)
     session: Session | None = None
     replies: Replies = field(default_factory=Replies)
     walk_violations: list[str] = field(default_factory=list)
@@ -207,16 +209,12 @@ class Lane:
         subjects |= _threads_named(record.result)
         if subject is not None:
             await self.settle(cell, subject, record)
+        if record.outcome == "answered" and cell.method in AWAITS:
+            await self._awaited(cell.method, subject, record)
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
         await self.fence()
-        if cell.on_copy and subject is not None:
-            for earlier in self.pending:
-                if earlier.thread == subject.thread and earlier.end is None:
-                    earlier.end = mark
-            self.pending.append(_Pending(record, mark, subjects, values, subject.thread))
-        else:
-            self.finish(record, session.transcript.entries[mark:], subjects, values)
+        self.finish(record, session.transcript.entries[mark:], subjects, values)
         self.on_cell(record)
         return record
 
@@ -269,6 +267,22 @@ class Lane:
         except NotificationTimeout as timeout:
             record.unsettled = f"{timeout.method} did not come within {timeout.elapsed:.0f} s"
 
+    async def _awaited(self, method: str, subject: Subject | None, record: CellRecord) -> None:
+        """The notification that ends what `method` set going after its answer (AWAITS)."""
+        assert self.session is not None
+        awaited, deadline = AWAITS[method]
+        thread = subject.thread if subject is not None else None
+        try:
+            await self.session.client.wait_for_notification(
+                awaited,
+                lambda n: thread is None or thread_of(n) == thread,
+                timeout=deadline,
+                consume=False,
+            )
+        except NotificationTimeout:
+            if deadline >= TURN_START_DEADLINE_S:  # one that should have come: say so
+                record.unsettled = f"{awaited} did not come within {deadline:.0f} s"
+
     async def _own_work(self, cell: Cell, subject: Subject) -> None:
         """Before a held turn is let go: the work the call does inside that turn, done (a
         shell command's output lands in the turn's next model request, or after it, by
@@ -303,16 +317,6 @@ class Lane:
     async def fence(self) -> None:
         assert self.session is not None
         await self.session.call(FENCE_METHOD, {})
-
-    def finish_pending(self) -> None:
-        """Read the notifications of the cells on copies (the lane has ended)."""
-        assert self.session is not None
-        entries = self.session.transcript.entries
-        end = len(entries)
-        for pending in self.pending:
-            window = entries[pending.mark : pending.end or end]
-            self.finish(pending.record, window, pending.subjects, pending.values)
-        self.pending = []
 
     def finish(
         self,

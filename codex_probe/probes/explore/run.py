@@ -102,7 +102,6 @@ async def run_thread_lane(
                     ]
                     if mine:
                         await _run_state(lane, lab, state, mine, done, states)
-                lane.finish_pending()
             except TransportError as error:
                 rest = [(index, cell) for index, cell in enumerate(cells) if index not in done]
                 for (index, _), record in zip(
@@ -112,8 +111,7 @@ async def run_thread_lane(
             finally:
                 if lane.session is not None:
                     with contextlib.suppress(Exception):
-                        lane.finish_pending()
-                    await lane.session.close()
+                        await lane.session.close()
     return [done[index] for index in sorted(done)], states
 
 

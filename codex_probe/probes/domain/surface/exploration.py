@@ -31,7 +31,7 @@ from codex_probe.probes.domain.surface.enumerated import (
     enumerated_values,
 )
 from codex_probe.probes.domain.surface.shape import mask_text
-from codex_probe.probes.domain.surface.wire import mask_texts
+from codex_probe.probes.domain.surface.wire import STATUS, mask_texts
 
 # Streamed in pieces whose number is codex's timing, or reported by a task of their own.
 STREAMED = ("Delta", "/delta", "thread/tokenUsage/updated", "account/rateLimits/updated")
@@ -85,12 +85,24 @@ def cell_value(cell: dict[str, Any], schemas: MessageSchemas) -> dict[str, Any]:
 
 
 def notification_labels(notifications: list[dict[str, Any]], schemas: MessageSchemas) -> list[str]:
-    """Each notification's label, sorted, the streamed ones left out."""
-    return sorted(
-        label(note, "server notification", schemas)
-        for note in notifications
-        if not any(part in str(note.get("method")) for part in STREAMED)
-    )
+    """Each notification's label, sorted, the streamed ones left out, and a thread's status
+    said twice in a row said once (0.171.0 reports an archived thread notLoaded once or
+    twice, as wire.py found for a resume racing an unload)."""
+    labels: list[str] = []
+    told: dict[Any, str] = {}
+    for note in notifications:
+        method = str(note.get("method"))
+        if any(part in method for part in STREAMED):
+            continue
+        text = label(note, "server notification", schemas)
+        if method == STATUS:
+            params = note.get("params") if isinstance(note.get("params"), dict) else {}
+            thread = params.get("threadId") if isinstance(params, dict) else None
+            if told.get(thread) == text:
+                continue
+            told[thread] = text
+        labels.append(text)
+    return sorted(labels)
 
 
 def label(message: dict[str, Any], kind: str, schemas: MessageSchemas) -> str:
