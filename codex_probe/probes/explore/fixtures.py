@@ -145,6 +145,10 @@ BY_METHOD: dict[str, dict[str, Any]] = {
     "fs/watch": {"path": f"{WORK}/files"},
     "skills/config/write": {"path": SKILL, "name": "explore"},
     "thread/shellCommand": {"command": "echo explore"},
+    # An active goal sets codex working on its own, a turn after the answer: paused, the
+    # goal is set and nothing runs (whether its turn fell inside the call's window was
+    # timing, 1 run of 2).
+    "thread/goal/set": {"status": "paused"},
     "marketplace/add": {"source": f"{WORK}/marketplace"},
     "threadSection/update": {"sectionId": "explore-section"},
     "threadSection/delete": {"sectionId": "explore-section"},
