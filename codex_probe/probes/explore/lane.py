@@ -27,7 +27,7 @@ from typing import Any
 from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from codex_probe.harness.jsonrpc.framing import Notification
-from codex_probe.harness.jsonrpc.transcript import TranscriptEntry
+from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
 from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute, unsubstitute
 from codex_probe.probes.explore.home import lay_out_removable
 from codex_probe.probes.explore.methods import STARTS_TURN
@@ -120,8 +120,10 @@ class Lane:
     walk_violations: list[str] = field(default_factory=list)
     notification_methods: frozenset[str] = frozenset()
     walk_checked: int = 0
-    # Told of each cell as it ends (the command's progress).
+    # Told of each cell as it ends (the command's progress), and of the lane's transcript
+    # when it ends.
     on_cell: Callable[[CellRecord], None] = lambda record: None
+    on_end: Callable[[Transcript], None] = lambda transcript: None
 
     # ----- for a walk (walks.py): calls checked as they go ------------------------------
 
@@ -172,6 +174,14 @@ class Lane:
             self.replies.released.add(subject.hold_marker)
         assert self.session is not None
         self.session.tap.release_held()
+
+    async def close(self) -> None:
+        """End every process the lane started; then tell `on_end` what was said."""
+        if self.session is None:
+            return
+        with contextlib.suppress(Exception):
+            await self.session.close()
+        self.on_end(self.session.transcript)
 
     def __post_init__(self) -> None:
         self.notification_methods = frozenset(self.validator.methods("server notification"))
@@ -265,6 +275,8 @@ class Lane:
                         self.release(subject)
                     if cell.method not in UNHEARD:
                         await self._quiet(subject.thread, mark, held=1)
+                        if _queues_a_turn(cell, record, subject):
+                            await self._next_turn(subject, mark)
                     subject.held = None
                 return
             starts = cell.method in STARTS_TURN or cell.kind == "approval"
@@ -279,6 +291,18 @@ class Lane:
             await self._quiet(subject.thread, mark)
         except NotificationTimeout as timeout:
             record.unsettled = f"{timeout.method} did not come within {timeout.elapsed:.0f} s"
+
+    async def _next_turn(self, subject: Subject, mark: int) -> None:
+        """The turn a call queued behind the held one, started and completed."""
+        assert self.session is not None
+        held = subject.held
+        await self.session.client.wait_for_notification(
+            "turn/started",
+            lambda n: thread_of(n) == subject.thread and turn_of(n) != held,
+            timeout=TURN_START_DEADLINE_S,
+            consume=False,
+        )
+        await self._quiet(subject.thread, mark, held=1)
 
     async def _quiet(self, thread: str, mark: int, held: int = 0) -> None:
         """Until `thread` has as many turn/completed since `mark` as turn/started, plus
@@ -438,6 +462,19 @@ class Lane:
         call = f"{cell.method} {json.dumps(cell.params, sort_keys=True)}"
         key = f"{cell.method} {cell.state} {cell.variant}"
         self.surprises.append(Surprise(what, key, (*steps, call), self.reproduce(key)))
+
+
+def _queues_a_turn(cell: Cell, record: CellRecord, subject: Subject) -> bool:
+    """Whether a call answered in flight starts a turn of its own after the held one: a
+    compaction does (0.171.0 runs it once the held turn ends), a turn/start whose answer
+    names another turn than the held one does (one that names the held turn added its
+    input to it)."""
+    if cell.method == "thread/compact/start":
+        return True
+    if cell.method == "turn/start" and isinstance(record.result, dict):
+        turn = record.result.get("turn")
+        return isinstance(turn, dict) and turn.get("id") not in (None, subject.held)
+    return False
 
 
 def _turn_event(message: dict[str, Any], method: str, thread: str) -> bool:

@@ -17,12 +17,12 @@ A lane whose app-server stops leaves its remaining cells `not run`, with why, an
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
 from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, ServerError, TransportError
+from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
 from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
 from codex_probe.probes.explore.outbound import Outbound
@@ -73,8 +73,7 @@ async def run_none_lane(lane: Lane, cells: list[Cell]) -> list[CellRecord]:
             except TransportError as error:
                 done += _ended(lane, cells[len(done) :], error)
             finally:
-                if lane.session is not None:
-                    await lane.session.close()
+                await lane.close()
     return done
 
 
@@ -124,9 +123,7 @@ async def run_thread_lane(
                 ):
                     done[index] = record
             finally:
-                if lane.session is not None:
-                    with contextlib.suppress(Exception):
-                        await lane.session.close()
+                await lane.close()
     return [done[index] for index in sorted(done)], states
 
 
@@ -205,12 +202,15 @@ async def explore(
     only: set[str] | None = None,
     plan: Plan | None = None,
     on_cell: Callable[[CellRecord], None] = lambda record: None,
+    on_lane: Callable[[Transcript], None] = lambda transcript: None,
     sweep: bool = True,
     walks: int = 0,
     steps: int = DEFAULT_STEPS,
 ) -> ExplorationRecord:
     """Every cell of the release's plan (or only those named), on `backend`, unless not
-    `sweep`; then `walks` random walks of `steps` steps, seeded `seed`, `seed + 1`..."""
+    `sweep`; then `walks` random walks of `steps` steps, seeded `seed`, `seed + 1`...
+    `on_lane` is given each lane's transcript as the lane ends (bench/probes.py replays
+    them)."""
     schema_dir = backend.schema_dir
     plan = plan or make_plan(schema_dir)
     if only:
@@ -223,9 +223,19 @@ async def explore(
         return f"codex-probe explore --codex {backend.version} --cell '{key}'"
 
     async with Outbound() as outbound:
-        none_lane = Lane("none", backend, outbound, validator, reproduce, on_cell=on_cell)
+        none_lane = Lane(
+            "none", backend, outbound, validator, reproduce, on_cell=on_cell, on_end=on_lane
+        )
         thread_lanes = [
-            Lane(f"threads {n}", backend, outbound, validator, reproduce, on_cell=on_cell)
+            Lane(
+                f"threads {n}",
+                backend,
+                outbound,
+                validator,
+                reproduce,
+                on_cell=on_cell,
+                on_end=on_lane,
+            )
             for n, _ in enumerate(THREAD_LANES)
         ]
         none_cells = plan.in_state(NONE) if sweep else []
@@ -279,5 +289,4 @@ async def run_walk(lane: Lane, plan: Plan, seed: int, steps: int, version: str) 
                 found.surprise = Surprise(what, f"walk {seed}", (), reproduce)
                 return found
             finally:
-                if lane.session is not None:
-                    await lane.session.close()
+                await lane.close()
