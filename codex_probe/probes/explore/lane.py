@@ -75,6 +75,8 @@ AWAITS: dict[str, tuple[str, float]] = {
     "externalAgentConfig/import": ("externalAgentConfig/import/completed", 10.0),
     "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", 10.0),
 }
+# How long a call answered in flight may take to end the held turn before it is let go.
+INTERRUPT_GRACE_S = 0.5
 # Methods after which the connection hears nothing more of the thread.
 UNHEARD = frozenset({"thread/unsubscribe", "thread/delete"})
 # Invalid calls sent at once (codex refuses an overloaded ingress with -32001: few).
@@ -271,6 +273,7 @@ class Lane:
             if cell.state == IN_FLIGHT and cell.on_copy and subject.held:
                 if answered:  # a refused call left the held turn as it was
                     await self._own_work(cell, subject)
+                    await self._interrupted(subject)
                     if not self._ended(subject):  # a call that interrupted it: not let go
                         self.release(subject)
                     if cell.method not in UNHEARD:
@@ -353,6 +356,19 @@ class Lane:
         except NotificationTimeout:
             if deadline >= TURN_START_DEADLINE_S:  # one that should have come: say so
                 record.unsettled = f"{awaited} did not come within {deadline:.0f} s"
+
+    async def _interrupted(self, subject: Subject) -> None:
+        """Give a call that ends the held turn the time to end it (a compaction on 0.150.0
+        does, after its answer: let go at once, the held answer streamed in 1 run of 2)."""
+        assert self.session is not None
+        held = subject.held
+        with contextlib.suppress(NotificationTimeout):
+            await self.session.client.wait_for_notification(
+                "turn/completed",
+                lambda n: thread_of(n) == subject.thread and turn_of(n) == held,
+                timeout=INTERRUPT_GRACE_S,
+                consume=False,
+            )
 
     def _ended(self, subject: Subject) -> bool:
         """Whether the subject's held turn has completed already (the call ended it)."""
