@@ -134,7 +134,9 @@ def summary_lines(record: ExplorationRecord, *, walks: int, steps: int) -> list[
     """What was called, how it went, and each surprise with the command replaying it."""
     counts = record.counts()
     lines = [
-        f"codex-cli {record.version}: {counts['methods']} methods x {counts['states']} states x "
+        f"codex-cli {record.version}: {counts['methods']} methods"
+        + (f" (+ {counts['server requests']} server request)" if counts["server requests"] else "")
+        + f" x {counts['states']} states x "
         f"{counts['variants']} variants: {counts['cells']} calls ({counts['answered']} answered, "
         f"{counts['refused']} refused, {counts['unanswered']} unanswered)"
         + (f", {counts['not run']} not run" if counts["not run"] else "")

@@ -219,6 +219,7 @@ class Lane:
             session.answer(APPROVAL_METHOD, cell.answer)
         session.client.drain_notifications()
         mark = len(session.transcript.entries)
+        asked = len(self.outbound.asked)
         try:
             record.result = await session.request(method, params, timeout=CALL_DEADLINE_S)
             record.outcome = "answered"
@@ -237,6 +238,7 @@ class Lane:
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
         await self.fence()
+        record.outbound = self.outbound.asked[asked:]
         self.finish(record, session.transcript.entries[mark:], subjects, values)
         self.on_cell(record)
         return record

@@ -9,7 +9,8 @@ exploration.json (`codex-probe explore --record FILE`), format 1:
                 "outcome": "answered" | "refused" | "unanswered" | "not run",
                 "result" | "error", "notifications": [{"method", "params"}],
                 "server_requests": [{"method", "params", "answer"}],
-                "violations": [...], "unsettled": "what did not come", "why": "..."}],
+                "violations": [...], "unsettled": "what did not come", "why": "...",
+                "outbound": ["CONNECT host:443", ...]}],
      "unsent": [{"method", "variant", "why"}],
      "outbound": {"none": ["CONNECT chatgpt.com:443", ...], "threads": [...]},
      "walks": [{"seed", "steps": [...], "surprises": [...]}],
@@ -45,6 +46,8 @@ class CellRecord:
     violations: list[str] = field(default_factory=list)
     unsettled: str | None = None
     why: str | None = None  # why a cell did not run
+    # Outbound HTTP codex asked for while the cell ran (outbound.py), refused.
+    outbound: list[str] = field(default_factory=list)
 
     @property
     def key(self) -> str:
@@ -63,7 +66,7 @@ class CellRecord:
             found["result"] = self.result
         if self.error is not None:
             found["error"] = self.error
-        for name in ("notifications", "server_requests", "violations"):
+        for name in ("notifications", "server_requests", "violations", "outbound"):
             if getattr(self, name):
                 found[name] = getattr(self, name)
         if self.unsettled is not None:
@@ -122,7 +125,8 @@ class ExplorationRecord:
         """How many methods, states and variants were called, and cells in all."""
         ran = [cell for cell in self.cells if cell.outcome != "not run"]
         return {
-            "methods": len({cell.method for cell in ran}),
+            "methods": len({cell.method for cell in ran if cell.kind != "approval"}),
+            "server requests": len({cell.method for cell in ran if cell.kind == "approval"}),
             "states": len({cell.state for cell in ran}),
             "variants": len({cell.variant for cell in ran}),
             "cells": len(ran),

@@ -17,6 +17,7 @@ A lane whose app-server stops leaves its remaining cells `not run`, with why, an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -222,22 +223,18 @@ async def explore(
     def reproduce(key: str) -> str:
         return f"codex-probe explore --codex {backend.version} --cell '{key}'"
 
-    async with Outbound() as outbound:
-        none_lane = Lane(
-            "none", backend, outbound, validator, reproduce, on_cell=on_cell, on_end=on_lane
-        )
-        thread_lanes = [
-            Lane(
-                f"threads {n}",
-                backend,
-                outbound,
-                validator,
-                reproduce,
-                on_cell=on_cell,
-                on_end=on_lane,
+    outbounds = [Outbound() for _ in range(1 + len(THREAD_LANES) + walks)]
+    async with contextlib.AsyncExitStack() as stack:
+        for outbound in outbounds:  # one per lane: a cell's outbound requests are its lane's
+            await stack.enter_async_context(outbound)
+
+        def lane(name: str, outbound: Outbound) -> Lane:
+            return Lane(
+                name, backend, outbound, validator, reproduce, on_cell=on_cell, on_end=on_lane
             )
-            for n, _ in enumerate(THREAD_LANES)
-        ]
+
+        none_lane = lane("none", outbounds[0])
+        thread_lanes = [lane(f"threads {n}", outbounds[1 + n]) for n, _ in enumerate(THREAD_LANES)]
         none_cells = plan.in_state(NONE) if sweep else []
         async with asyncio.TaskGroup() as group:
             none_run = group.create_task(run_none_lane(none_lane, none_cells))
@@ -263,12 +260,13 @@ async def explore(
             s for lane in thread_lanes for s in lane.surprises
         ]
         for number in range(walks):
-            walk_lane = Lane("walk", backend, outbound, validator, reproduce)
+            walk_lane = lane("walk", outbounds[1 + len(THREAD_LANES) + number])
             result = await run_walk(walk_lane, plan, seed + number, steps, backend.version)
             record.walks.append(result.to_json())
             if result.surprise is not None:
                 record.surprises.append(result.surprise)
-        record.outbound = {"asked": sorted(set(outbound.asked))}
+        asked = {host for outbound in outbounds for host in outbound.asked}
+        record.outbound = {"asked": sorted(asked)}
     return record
 
 
