@@ -182,6 +182,7 @@ class ThreadLab:
             await self.session.request(
                 "thread/revert", {"threadId": subject.thread, "beforeTurnId": subject.turn}
             )
+            await self._announced(subject.thread, "thread/reverted")
         else:
             raise StateUnreachable("the release has neither thread/rollback nor thread/revert")
         subject.turn = first
