@@ -147,3 +147,23 @@ def test_a_missing_base_surface_is_probed_into_the_surface_file_by_diff(
     code = cli.main(["gate", "--verdict", str(verdict), "--codex", NEW, "--surface"])
     assert code == 0, capsys.readouterr().out
     assert [c[-5:] for c in commands] == [["diff", BASE, NEW, "--surfaces", str(file)]]
+
+
+def test_an_explored_default_of_a_method_the_driver_sends_that_flips_fails_the_surface_gate(
+    make_verdict: MakeVerdict, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    key = "thread/start none minimal"
+    before = {key: {"answer": {"$": "object", "approvalPolicy": '"on-request"'}}}
+    after = {key: {"answer": {"$": "object", "approvalPolicy": '"never"'}}}
+    verdict = make_verdict({NEW: all_hold()})
+    write_surfaces(
+        verdict.parent / "surface.json",
+        {BASE: surface(BASE, exploration=before), NEW: surface(NEW, exploration=after)},
+    )
+    code, lines = gate(capsys, verdict, "--surface")
+    assert code == 1
+    failed = next(line for line in lines if line.startswith("[FAIL]"))
+    assert f"surface exploration {key}: changed since {BASE}" in failed
+    accepted = accepting(tmp_path, f"exploration {key}")
+    code, _ = gate(capsys, verdict, "--surface", "--baseline", str(accepted))
+    assert code == 0
