@@ -133,14 +133,17 @@ def run(args: argparse.Namespace) -> int:
 def summary_lines(record: ExplorationRecord, *, walks: int, steps: int) -> list[str]:
     """What was called, how it went, and each surprise with the command replaying it."""
     counts = record.counts()
-    lines = [
-        f"codex-cli {record.version}: {counts['methods']} methods"
-        + (f" (+ {counts['server requests']} server request)" if counts["server requests"] else "")
-        + f" x {counts['states']} states x "
-        f"{counts['variants']} variants: {counts['cells']} calls ({counts['answered']} answered, "
-        f"{counts['refused']} refused, {counts['unanswered']} unanswered)"
-        + (f", {counts['not run']} not run" if counts["not run"] else "")
-    ]
+    lines: list[str] = []
+    if record.cells:
+        server = counts["server requests"]
+        lines.append(
+            f"codex-cli {record.version}: {counts['methods']} methods"
+            + (f" (+ {server} server request)" if server else "")
+            + f" x {counts['states']} states x {counts['variants']} variants: "
+            f"{counts['cells']} calls ({counts['answered']} answered, {counts['refused']} "
+            f"refused, {counts['unanswered']} unanswered)"
+            + (f", {counts['not run']} not run" if counts["not run"] else "")
+        )
     unreached = {state: why for state, why in record.states.items() if why}
     for state, why in unreached.items():
         lines.append(f"  state {state} not reached: {why}")
@@ -149,7 +152,9 @@ def summary_lines(record: ExplorationRecord, *, walks: int, steps: int) -> list[
     if record.outbound.get("asked"):
         lines.append(f"  outbound HTTP refused: {', '.join(record.outbound['asked'])}")
     if walks:
-        lines.append(f"{walks} walk(s) of {steps} steps from seed {record.seed}")
+        lines.append(
+            f"codex-cli {record.version}: {walks} walk(s) of {steps} steps from seed {record.seed}"
+        )
     if not record.surprises:
         lines.append("nothing surprised the exploration")
         return lines
