@@ -27,6 +27,7 @@ from codex_probe.harness.jsonrpc.errors import (
     TransportError,
 )
 from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute
+from codex_probe.probes.explore.lane import Lane
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan
 from codex_probe.probes.explore.record import Surprise
 from codex_probe.probes.explore.states import Subject, ThreadLab
@@ -131,8 +132,10 @@ class WalkResult:
         }
 
 
-async def walk(lane: Any, lab: ThreadLab, seed: int, steps: list[Step], version: str) -> WalkResult:
-    """Run `steps` on `lane` (an open lane of run.py) with `lab` on its session."""
+async def walk(
+    lane: Lane, lab: ThreadLab, seed: int, steps: list[Step], version: str
+) -> WalkResult:
+    """Run `steps` on `lane` (open) with `lab` on its session."""
     result = WalkResult(seed, steps)
     subjects: dict[str, Subject] = {}
     reproduce = f"codex-probe explore --codex {version} --seed {seed} --walks 1 --no-sweep"
@@ -159,7 +162,7 @@ def _told(steps: list[Step], upto: int) -> tuple[str, ...]:
     return tuple(f"{number + 1}. {step}" for number, step in enumerate(steps[: upto + 1]))
 
 
-async def _step(lane: Any, lab: ThreadLab, step: Step, subjects: dict[str, Subject]) -> str:
+async def _step(lane: Lane, lab: ThreadLab, step: Step, subjects: dict[str, Subject]) -> str:
     session = lab.session
     subject = subjects.get(step.thread)
     if step.action == "start":
