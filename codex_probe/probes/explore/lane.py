@@ -66,7 +66,14 @@ SETTLED_BY = {
 # deadline) so that it falls inside the call's window, not the next call's. An unsubscribe
 # unloads the thread at once where a release does that (0.120.0: thread/closed in ms), and
 # keeps it loaded where it does not (0.171.0: nothing in 3 s, 4 of 4): the deadline is short.
+AWAIT_AT_MOST_S = 10.0
 AWAITS: dict[str, tuple[str, float]] = {
+    # A thread started (or forked) is announced by a task of its own: thread/start's
+    # thread/started fell after the fence in 1 run of 8 (0.171.0, an ephemeral thread).
+    "thread/start": ("thread/started", AWAIT_AT_MOST_S),
+    "thread/fork": ("thread/started", AWAIT_AT_MOST_S),
+    # A skills folder set is noticed by a watcher: awaited a little.
+    "skills/extraRoots/set": ("skills/changed", 2.0),
     "thread/unsubscribe": ("thread/closed", 0.5),
     # 0.171.0 tells a goal set by a task of its own: after the fence in 1 run of 6.
     "thread/goal/set": ("thread/goal/updated", 0.5),
@@ -75,9 +82,9 @@ AWAITS: dict[str, tuple[str, float]] = {
     # 0.171.0 clears a resumed thread's goal by a task of its own: its thread/goal/cleared
     # fell after the fence in 2 of 24 resumes of one run, 1 of 24 of another.
     "thread/resume": ("thread/goal/cleared", 0.5),
-    "account/login/start": ("account/login/completed", 10.0),
-    "externalAgentConfig/import": ("externalAgentConfig/import/completed", 10.0),
-    "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", 10.0),
+    "account/login/start": ("account/login/completed", AWAIT_AT_MOST_S),
+    "externalAgentConfig/import": ("externalAgentConfig/import/completed", AWAIT_AT_MOST_S),
+    "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", AWAIT_AT_MOST_S),
 }
 # How long a call answered in flight may take to end the held turn before it is let go.
 INTERRUPT_GRACE_S = 0.5
@@ -238,7 +245,7 @@ class Lane:
         if subject is not None:
             await self.settle(cell, subject, record, mark)
         if record.outcome == "answered" and cell.method in AWAITS:
-            await self._awaited(cell.method, subject, record)
+            await self._awaited(cell.method, subjects, record)
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
         await self.fence()
@@ -372,22 +379,22 @@ class Lane:
                 "turn/completed", another, timeout=TURN_DEADLINE_S, consume=False
             )
 
-    async def _awaited(self, method: str, subject: Subject | None, record: CellRecord) -> None:
-        """The notification that ends what `method` set going after its answer (AWAITS)."""
+    async def _awaited(self, method: str, threads: set[str], record: CellRecord) -> None:
+        """The notification that ends what `method` set going after its answer (AWAITS),
+        about one of `threads` (the call's, and those its answer names), if any."""
         assert self.session is not None
         awaited, deadline = AWAITS[method]
         if awaited not in self.notification_methods:
             return  # the release has no such notification: nothing to wait for
-        thread = subject.thread if subject is not None else None
         try:
             await self.session.client.wait_for_notification(
                 awaited,
-                lambda n: thread is None or thread_of(n) == thread,
+                lambda n: not threads or thread_of(n) in threads,
                 timeout=deadline,
                 consume=False,
             )
         except NotificationTimeout:
-            if deadline >= TURN_START_DEADLINE_S:  # one that should have come: say so
+            if deadline >= AWAIT_AT_MOST_S:  # one that should have come: say so
                 record.unsettled = f"{awaited} did not come within {deadline:.0f} s"
 
     async def _interrupted(self, subject: Subject) -> None:
