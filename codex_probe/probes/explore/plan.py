@@ -39,6 +39,7 @@ CellKind = Literal["valid", "invalid", "approval"]
 MINIMAL = "minimal"
 FULL = "full"
 NOT_AN_OBJECT = "params not an object"
+LIST_PARAMS = ["explore"]
 # The server request whose decisions are explored, and what makes codex ask it.
 APPROVAL_METHOD = "item/commandExecution/requestApproval"
 APPROVAL_RESPONSE = "CommandExecutionRequestApprovalResponse.json"
@@ -154,7 +155,7 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
     tree = builder.tree
     resolved = tree.resolve(node)
     if tree.is_null(resolved):
-        return [Variant(MINIMAL, None, "valid"), Variant(NOT_AN_OBJECT, [STRING_LIST], "invalid")]
+        return [Variant(MINIMAL, None, "valid"), Variant(NOT_AN_OBJECT, LIST_PARAMS, "invalid")]
     alternatives = tree.alternatives(resolved)
     optional = isinstance(resolved, dict) and any(
         tree.is_null(alt) for key in ("anyOf", "oneOf") for alt in resolved.get(key, [])
@@ -175,7 +176,7 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
     for name, sub in sorted(properties.items()):
         for finite in builder.finite_values(sub, (name,)):
             found.append(Variant(f"{name}={finite.label}", {**base, name: finite.value}, "valid"))
-    found.append(Variant(NOT_AN_OBJECT, [STRING_LIST], "invalid"))
+    found.append(Variant(NOT_AN_OBJECT, LIST_PARAMS, "invalid"))
     required = sorted(_required(tree, body))
     for name in required:
         if isinstance(base, dict) and name in base:
@@ -194,9 +195,6 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
             unknown_tag = {**base, tagged[0]: "exploreUnknown"}
             found.append(Variant(f"{tagged[0]} of an unknown value", unknown_tag, "invalid"))
     return _distinct(found)
-
-
-STRING_LIST = "explore"
 
 
 def _properties(tree: SchemaTree, node: Any) -> dict[str, Any]:
