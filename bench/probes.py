@@ -10,6 +10,12 @@ the same backends (real, and the fake too unless --no-fidelity). The steps are r
 codex_probe/probes/runner/scenarios.py by a recorder standing in for ScenarioRun. The gap is what
 the harness costs, plus the scenarios' scripted waits and extra requests, which the floor leaves out
 (printed).
+
+The suite explores the release too (codex_probe/probes/explore/), beside its scenarios; the floor
+replays the exploration's requests, lane by lane, as one exploration through the harness sent them
+(its fences left out, ids and folders mapped to the replay's own, a turn waited for as the original
+waited for it), in a bare loop against a wiretap that holds nothing back and an app-server that
+declines every approval.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import signal
 import statistics
 import subprocess
@@ -28,6 +35,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +44,12 @@ sys.path.insert(0, str(ROOT))
 
 from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
+from codex_probe.harness.jsonrpc.transcript import TranscriptEntry  # noqa: E402
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS  # noqa: E402
+from codex_probe.probes.explore.home import ExploreHome  # noqa: E402
+from codex_probe.probes.explore.lane import FENCE_METHOD  # noqa: E402
+from codex_probe.probes.explore.outbound import Outbound  # noqa: E402
+from codex_probe.probes.explore.run import explore  # noqa: E402
 from codex_probe.probes.runner.dry_run import Step, dry_run  # noqa: E402
 from codex_probe.probes.runner.scenarios import SCENARIO_HOMES, SCENARIOS  # noqa: E402
 from codex_probe.rig.backends import make_backend  # noqa: E402
@@ -107,6 +120,20 @@ class BareServer:
         elif "method" in message and "id" in message:  # a server request: decline it
             await self.send({"id": message["id"], "error": {"code": -32601, "message": "no"}})
         return message
+
+    async def call(self, method: str, params: Any) -> dict[str, Any]:
+        """The answer to a request, result or error."""
+        self.ids += 1
+        request_id = self.ids
+        message: dict[str, Any] = {"id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+        async with asyncio.timeout(STEP_TIMEOUT):
+            while True:
+                answer = await self.receive()
+                if answer.get("id") == request_id and "method" not in answer:
+                    return answer
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         self.ids += 1
@@ -200,6 +227,109 @@ async def floor(
     return spent
 
 
+# ----- the exploration's floor ---------------------------------------------------------
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# A turn the original waited for is waited for this long at most in the replay (which holds
+# nothing back, so a turn the original let go may end sooner, or not come at all).
+REPLAY_TURN_WAIT = 10.0
+
+
+@dataclass
+class Sent:
+    """A request an exploration lane sent, what came back, and the turns it waited for."""
+
+    method: str
+    params: Any
+    answer: Any
+    completions: int = 0
+
+
+def lane_requests(entries: list[TranscriptEntry]) -> tuple[str, list[Sent]]:
+    """The home folder a lane ran in (from its first initialize answer) and its requests."""
+    sent: list[Sent] = []
+    by_id: dict[Any, Sent] = {}
+    root = ""
+    for entry in entries:
+        message = entry.message
+        if not isinstance(message, dict):
+            continue
+        if entry.direction == "send" and "method" in message and "id" in message:
+            by_id = by_id if message["method"] != "initialize" else {}
+            request = Sent(message["method"], message.get("params"), None)
+            sent.append(request)
+            by_id[message["id"]] = request
+        elif entry.direction == "recv" and "method" not in message and "id" in message:
+            answered = by_id.get(message["id"])
+            if answered is not None:
+                answered.answer = message.get("result", message.get("error"))
+                home = (message.get("result") or {}) if answered.method == "initialize" else {}
+                if not root and isinstance(home, dict) and "codexHome" in home:
+                    root = str(Path(home["codexHome"]).parents[1])
+        elif entry.direction == "recv" and message.get("method") == "turn/completed" and sent:
+            sent[-1].completions += 1
+    return root, sent
+
+
+def explored(version: str) -> list[list[TranscriptEntry]]:
+    """Each lane's transcript of one exploration of `version` through the harness."""
+    lanes: list[list[TranscriptEntry]] = []
+    backend = make_backend("real", version)
+    asyncio.run(explore(backend, on_lane=lambda transcript: lanes.append(transcript.entries)))
+    return lanes
+
+
+def remapped(value: Any, ids: dict[str, str], root: str, new_root: str) -> Any:
+    if isinstance(value, str):
+        value = value.replace(root, new_root) if root else value
+        return UUID.sub(lambda found: ids.get(found.group(0), found.group(0)), value)
+    if isinstance(value, list):
+        return [remapped(item, ids, root, new_root) for item in value]
+    if isinstance(value, dict):
+        return {key: remapped(item, ids, root, new_root) for key, item in value.items()}
+    return value
+
+
+async def replay_lane(binary: Path, entries: list[TranscriptEntry]) -> None:
+    """One exploration lane's requests, bare (see the module)."""
+    root, requests = lane_requests(entries)
+    async with Outbound() as outbound, Wiretap() as tap:
+        with ExploreHome(tap.base_url, outbound.env()) as home:
+            server: BareServer | None = None
+            ids: dict[str, str] = {}
+            try:
+                for request in requests:
+                    if request.method == "initialize":
+                        if server is not None:
+                            await server.close()
+                        server = await BareServer.spawn(binary, home)
+                        continue
+                    if request.method == FENCE_METHOD or server is None:
+                        continue
+                    before = server.completed_turns
+                    params = remapped(request.params, ids, root, str(home.root))
+                    answer = await server.call(request.method, params)
+                    old = UUID.findall(json.dumps(request.answer))
+                    new = UUID.findall(json.dumps(answer.get("result", answer.get("error"))))
+                    ids.update((a, b) for a, b in zip(old, new, strict=False) if a not in ids)
+                    if request.completions:
+                        with contextlib.suppress(TimeoutError):
+                            async with asyncio.timeout(REPLAY_TURN_WAIT):
+                                while server.completed_turns < before + request.completions:
+                                    await server.receive()
+            finally:
+                if server is not None:
+                    await server.close()
+
+
+async def exploration_floor(binary: Path, lanes: list[list[TranscriptEntry]]) -> float:
+    """Seconds the bare replay of every lane took, one lane after another."""
+    started = time.monotonic()
+    for entries in lanes:
+        await replay_lane(binary, entries)
+    return time.monotonic() - started
+
+
 # ----- the suite ---------------------------------------------------------------------
 
 
@@ -255,6 +385,7 @@ def main() -> None:
     kinds = dict.fromkeys(kind for kind, _ in runs)
     binaries = {kind: make_backend(kind, args.codex).binary for kind in kinds}  # installs first
     recorders = {name: dry_run(name) for name in dict.fromkeys(name for _, name in runs)}
+    lanes = explored(args.codex)  # once: what the suite's exploration sends
     plan = [(kind, name, recorders[name].steps) for kind, name in runs]
     counts = Counter(step.kind for _, _, steps in plan for step in steps)
     scripted_wait = sum(recorders[name].scripted_wait for _, name in runs)
@@ -282,12 +413,14 @@ def main() -> None:
             say(f"suite exit status {status} (3: some finding is broken)")
         statuses.append(status)
         suite_times.append(elapsed)
-        floor_times.append(asyncio.run(floor(binaries, plan)))
+        spent = asyncio.run(floor(binaries, plan))
+        spent["exploration"] = asyncio.run(exploration_floor(binaries["real"], lanes))
+        floor_times.append(spent)
     totals = [sum(spent.values()) for spent in floor_times]
     command = f"codex-probe probe --codex {args.codex}{'' if fidelity else ' --no-fidelity'}"
     say(f"{'suite: ' + command:54s} {summary(suite_times)}")
     say(f"{'floor: bare replay of the same work':54s} {summary(totals)}")
-    for kind in kinds:
+    for kind in (*kinds, "exploration"):
         times = [spent[kind] for spent in floor_times]
         say(f"{'  of which on ' + kind:54s} {summary(times)}")
     ratio = statistics.median(suite_times) / statistics.median(totals)
@@ -304,7 +437,7 @@ def main() -> None:
                     "floor_s": statistics.median(totals),
                     "floor_by_backend_s": {
                         kind: statistics.median(spent[kind] for spent in floor_times)
-                        for kind in kinds
+                        for kind in (*kinds, "exploration")
                     },
                     "suite_exit_statuses": statuses,
                     "scripted_wait_s": scripted_wait,

@@ -27,6 +27,7 @@ HEADINGS = {
     "refusals": "refusals",
     "model_requests": "model requests",
     "schema": "schema methods",
+    "exploration": "exploration (method x state x variant)",
 }
 MEANING = {
     Severity.ERR: "break a client",

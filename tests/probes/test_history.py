@@ -504,3 +504,26 @@ def test_the_history_command_says_fixed_in_or_back_in_for_each_watched_issue(
         f"  {DUPLICATED} back in 0.2.0 (absent in 0.1.0)\n"
         f"  {DUPLICATED} fixed in 0.3.0 (present in 0.2.0)\n"
     ) in done.stdout
+
+
+def test_an_explored_default_that_flips_is_a_change_point_of_the_exploration_row(
+    tmp_path: Path,
+) -> None:
+    document = history(**{v.replace(".", "_"): entry("t", a="holds") for v in ("0.1.0", "0.2.0")})
+    key = "thread/start none minimal"
+    for version, policy in (("0.1.0", '"on-request"'), ("0.2.0", '"never"')):
+        found = {key: {"answer": {"$": "object", "approvalPolicy": policy}}}
+        with_surface(tmp_path, document, version, exploration=found)
+    save_history(tmp_path / "history.json", document)
+    saved = json.loads((tmp_path / "history.json").read_text())
+    assert [p for p in saved["change_points"] if p["kind"] == "surface"] == [
+        {
+            "kind": "surface",
+            "key": f"exploration {key}",
+            "first_changed": "0.2.0",
+            "last_same": "0.1.0",
+            "before": {"answer": {"approvalPolicy": '"on-request"'}},
+            "after": {"answer": {"approvalPolicy": '"never"'}},
+        }
+    ]
+    assert "1 key(s) changed: thread/start none minimal" in render_svg(document)

@@ -181,3 +181,23 @@ def test_surface_fail_on_err_fails_on_an_err_change_whoever_feels_it_and_passes_
     assert lowered[0] == 0
     old_and_new(verdict, **CHANGED_RESUME)  # a field added, which the driver would feel
     assert gate(capsys, verdict, "--surface-fail-on", "ERR")[0] == 0
+
+
+def test_an_explored_default_of_a_method_the_driver_sends_that_flips_fails_the_surface_gate(
+    make_verdict: MakeVerdict, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    key = "thread/start none minimal"
+    before = {key: {"answer": {"$": "object", "approvalPolicy": '"on-request"'}}}
+    after = {key: {"answer": {"$": "object", "approvalPolicy": '"never"'}}}
+    verdict = make_verdict({NEW: all_hold()})
+    write_surfaces(
+        verdict.parent / "surface.json",
+        {BASE: surface(BASE, exploration=before), NEW: surface(NEW, exploration=after)},
+    )
+    code, lines = gate(capsys, verdict, "--surface")
+    assert code == 1
+    failed = next(line for line in lines if line.startswith("[FAIL]"))
+    assert f"surface exploration {key}: changed since {BASE}" in failed
+    accepted = accepting(tmp_path, f"exploration {key}")
+    code, _ = gate(capsys, verdict, "--surface", "--baseline", str(accepted))
+    assert code == 0

@@ -23,7 +23,12 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS, BY_ID
 from codex_probe.probes.domain.findings import Verdict
-from codex_probe.probes.domain.surface.release import ASPECTS, in_gap, scenario_of
+from codex_probe.probes.domain.surface.release import (
+    ASPECTS,
+    EXPLORATION,
+    in_gap,
+    scenario_of,
+)
 from codex_probe.probes.releases.bisect import BisectResult, Step, bisect_releases
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.span import RangeError, published_range
@@ -145,7 +150,7 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
             aspects = ", ".join(ASPECTS)
             return f"--surface-key {args.surface_key!r} is not 'ASPECT KEY'; aspects: {aspects}"
         scenario = scenario_of(aspect, key)
-        if scenario != "schema" and scenario not in SCENARIOS:
+        if scenario not in ("schema", EXPLORATION) and scenario not in SCENARIOS:
             return f"--surface-key {args.surface_key!r}: no scenario {scenario!r}; scenarios: " + (
                 ", ".join(SCENARIOS)
             )
@@ -187,10 +192,14 @@ def probe_one(args: argparse.Namespace, version: str, budget: InstallBudget) -> 
 
 
 def _surface_step(name: str, version: str, jobs: int) -> Step:
-    """The value of one surface key on `version`: only the scenario it is read from runs."""
+    """The value of one surface key on `version`: only the scenario it is read from runs (or
+    the one cell of the exploration)."""
     aspect, _, key = name.partition(" ")
     scenario = scenario_of(aspect, key)
-    selection = Selection.surface_only(() if scenario == "schema" else (scenario,))
+    if scenario == EXPLORATION:
+        selection = Selection.surface_only((), explore_cells=(key,))
+    else:
+        selection = Selection.surface_only(() if scenario == "schema" else (scenario,))
     release = run_interruptible(lambda: run_release(RunPlan(version, selection, jobs=jobs)))
     surface = release.surface
     if surface is None:

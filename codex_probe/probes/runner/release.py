@@ -59,6 +59,9 @@ class ReleaseRun:
     fake_surface: Surface | None = None
     # Surface keys (`ASPECT KEY`) whose value differed between the repeats of a repeated run.
     surface_flips: list[str] = field(default_factory=list)
+    # The exploration's record (codex_probe/probes/explore/record.py), or why it could not
+    # run; None: not asked for.
+    exploration: dict[str, Any] | str | None = None
 
     def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
         """The subject's run of the scenario an assumption's finding was read from."""

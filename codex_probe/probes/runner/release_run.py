@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from codex_probe.fake_appserver.profile import profile_for
 from codex_probe.harness.codex.install import InstallError, UnknownVersionError, install
@@ -41,6 +42,7 @@ from codex_probe.probes.domain.observation import ScenarioBroken, ScenarioOutcom
 from codex_probe.probes.domain.stability import flips, steady_findings
 from codex_probe.probes.domain.surface.diff import diff_surfaces
 from codex_probe.probes.domain.surface.release import Surface, surface_of
+from codex_probe.probes.explore.release import explore_release
 from codex_probe.probes.runner.events import (
     BackendKind,
     Event,
@@ -175,19 +177,40 @@ def surface_flips(runs: list[ReleaseRun]) -> list[str]:
 
 
 def read_surface(
-    version: str, outcomes: dict[str, ScenarioOutcome], schema: Path | None
+    version: str,
+    outcomes: dict[str, ScenarioOutcome],
+    schema: Path | None,
+    exploration: dict[str, Any] | str | None = None,
 ) -> Surface:
-    """The surface of the scenario runs `outcomes` (one that broke is a gap)."""
+    """The surface of the scenario runs `outcomes` (one that broke is a gap) and of the
+    exploration's record (or why it could not run)."""
     records = {
         name: None if outcome.observation is None else outcome.observation.to_record()
         for name, outcome in outcomes.items()
     }
-    return surface_of(version, records, schema)
+    return surface_of(version, records, schema, exploration)
 
 
 async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
     """The plan's release probed once: its scenarios on the subject (and on the fake, on
-    the profile it gets), every finding judged, and the surfaces read when asked for."""
+    the profile it gets), every finding judged, the exploration beside them where the plan
+    asks for it (probes/explore/release.py), and the surfaces read when asked for."""
+    async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
+        judged = group.create_task(_scenarios_once(plan, on_event))
+        explored = group.create_task(explore_release(plan.release, plan.selection, plan.subject))
+    run, backend = judged.result()
+    run.exploration = explored.result()
+    if plan.selection.surface and backend is not None:
+        schema = backend.schema_folder
+        run.surface = read_surface(plan.release, run.subject, schema, run.exploration)
+        if set(run.fake) >= set(SCENARIOS):
+            run.fake_surface = read_surface(plan.release, run.fake, schema)
+    return run
+
+
+async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun, Backend | None]:
+    """The scenarios of one run, every finding judged, and the subject's backend (None: it
+    could not start)."""
     version, selection, subject = plan.release, plan.selection, plan.subject
     limit = asyncio.Semaphore(max(1, plan.jobs))
     if subject.kind == "fake":
@@ -200,7 +223,7 @@ async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
         if subject.kind == "fake":
             reason = f"the fake for codex-cli {version} could not start: {error}"
         observed = _not_run(selection.scenarios, reason)
-        return _judged(version, selection, observed, {}, None, flags)
+        return _judged(version, selection, observed, {}, None, flags), None
 
     learning = plan.learning
     checked_in = None if learning is not None and learning.always else profile_for(version)
@@ -235,12 +258,7 @@ async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
             version, selection, observed, learning, limit, on_event, clock
         )
         run.timings = clock.laps
-    if selection.surface:
-        schema = subject_backend.schema_folder
-        run.surface = read_surface(version, run.subject, schema)
-        if set(run.fake) >= set(SCENARIOS):
-            run.fake_surface = read_surface(version, run.fake, schema)
-    return run
+    return run, subject_backend
 
 
 async def _learned_and_faked(

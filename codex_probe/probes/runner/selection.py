@@ -30,6 +30,9 @@ class Selection:
     # is enough (bisect --surface).
     surface: bool = False
     surface_scenarios: tuple[str, ...] | None = None
+    # With `surface_scenarios`: the exploration's cells to run (`METHOD STATE VARIANT`);
+    # the whole surface runs every cell (codex_probe/probes/explore/release.py).
+    explore_cells: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, only: Collection[str] | None = None, *, fidelity: bool = True) -> Selection:
@@ -45,10 +48,20 @@ class Selection:
         )
 
     @classmethod
-    def surface_only(cls, scenarios: tuple[str, ...] | None = None) -> Selection:
-        """No finding, only the release's surface: every scenario on the real codex-cli, or
-        those named (none: the schema alone)."""
-        return cls((), (), compare_with_fake=False, surface=True, surface_scenarios=scenarios)
+    def surface_only(
+        cls, scenarios: tuple[str, ...] | None = None, explore_cells: tuple[str, ...] = ()
+    ) -> Selection:
+        """No finding, only the release's surface: every scenario on the real codex-cli and
+        the whole exploration, or the scenarios and exploration cells named (none: the
+        schema alone)."""
+        return cls(
+            (),
+            (),
+            compare_with_fake=False,
+            surface=True,
+            surface_scenarios=scenarios,
+            explore_cells=explore_cells,
+        )
 
     @property
     def finding_ids(self) -> list[str]:

@@ -9,7 +9,8 @@ severity is its worst rule's.
 A change is driver-relevant when it is about
 - a request the driver sends (its answer, its refusal, its params in the schema, the
   handshake it opens every server with);
-- a notification it waits on (a step's sequence of those, or its params in the schema).
+- a notification it waits on (a step's sequence of those, or its params in the schema);
+- a method it sends, explored in any state and variant.
 Model requests are the design's business, not the driver's: none is driver-relevant.
 """
 
@@ -110,6 +111,8 @@ def is_driver_relevant(
         return method in touches.sends
     if aspect == "notifications":
         return _read_by_driver(before, touches) != _read_by_driver(after, touches)
+    if aspect == "exploration":  # `METHOD STATE VARIANT`
+        return key.split(" ", 1)[0] in touches.sends
     if aspect == "schema":
         kind, _, method = key.rpartition(" ")
         if kind == "client request":

@@ -2,7 +2,7 @@
 records its scenarios left (no process started for it) and the schema it generates,
 normalized so that two runs of the release give the same surface.
 
-Six aspects, each a flat map of keys to JSON values (a change is one key whose value
+Seven aspects, each a flat map of keys to JSON values (a change is one key whose value
 differs between two surfaces):
 
     initialize       the `initialize` answer without and with the experimentalApi
@@ -16,10 +16,13 @@ differs between two surfaces):
     schema           per method of the generated schema, the fields of its params and
                      of its answer, with their types, enum values, nullability and
                      whether they are required (schema.py)
+    exploration      per method x state x variant the exploration called (probes/explore/),
+                     the answer's shape with its enumerated values, the refusal, the
+                     notifications (codex_probe/probes/domain/surface/exploration.py)
 
 Keys name where a value comes from: `SCENARIO STEP METHOD` (notifications, answers,
 refusals; `#2` for a method's second request in a step), `SCENARIO STEP #N` (model
-requests), `KIND METHOD` (schema).
+requests), `KIND METHOD` (schema), `METHOD STATE VARIANT` (exploration).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 
 from codex_probe.harness.driver.touches import driver_touches
 from codex_probe.probes.domain.reading import View
+from codex_probe.probes.domain.surface.exploration import exploration_aspect
 from codex_probe.probes.domain.surface.model import model_requests
 from codex_probe.probes.domain.surface.schema import schema_methods
 from codex_probe.probes.domain.surface.shape import shape
@@ -49,9 +53,19 @@ from codex_probe.probes.domain.surface.wire import (
 # change to either, so recorded surfaces are not compared with new ones (a history's
 # probe_set includes it: its releases are probed again; surface.json of another format
 # is refused in one line). 1 is the first landed form, with every mask of 2026-12-02; 2
-# adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`).
-FORMAT = 2
-ASPECTS = ("initialize", "notifications", "answers", "refusals", "model_requests", "schema")
+# adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`); 3 adds
+# the exploration aspect.
+FORMAT = 3
+ASPECTS = (
+    "initialize",
+    "notifications",
+    "answers",
+    "refusals",
+    "model_requests",
+    "schema",
+    "exploration",
+)
+EXPLORATION = "exploration"
 # The handshake scenario's steps the initialize aspect reads (codex_probe/probes/runner/scenarios.py
 # names its steps with these).
 HANDSHAKE_SCENARIO = "handshake"
@@ -72,9 +86,10 @@ def experimental_key(method: str, declared: bool) -> str:
 
 
 def scenario_of(aspect: str, key: str) -> str:
-    """The scenario a key's value is read from ("schema" for the schema's)."""
-    if aspect == "schema":
-        return "schema"
+    """The scenario a key's value is read from ("schema" for the schema's, "exploration"
+    for the exploration's)."""
+    if aspect in ("schema", EXPLORATION):
+        return aspect
     if aspect == "initialize":
         return HANDSHAKE_SCENARIO
     return key.split(" ", 1)[0]
@@ -143,11 +158,17 @@ def surface_of(
     version: str,
     records: Mapping[str, dict[str, Any] | None],
     schema_dir: Path | None,
+    exploration: dict[str, Any] | str | None = None,
 ) -> Surface:
     """The surface of `version` from its scenarios' records (None: the scenario broke or
-    did not run) and its schema folder (None: not available)."""
+    did not run), its schema folder (None: not available) and its exploration's record
+    (None: not explored, and its aspect is empty; a text: why it broke, a gap)."""
     aspects: dict[str, dict[str, Any]] = {aspect: {} for aspect in ASPECTS}
     missing = [name for name, record in records.items() if record is None]
+    if isinstance(exploration, str):
+        missing.append(f"{EXPLORATION} ({exploration})")
+    elif exploration is not None:
+        aspects[EXPLORATION] = exploration_aspect(exploration, schema_dir)
     for scenario, record in records.items():
         if record is not None:
             _add_scenario(aspects, scenario, View(record))

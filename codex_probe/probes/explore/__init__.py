@@ -1,0 +1,19 @@
+"""Exploration: every client method of a release's generated schema, called in every thread
+state where it makes sense, valid and invalid, with what codex answered recorded per
+method x state x variant (docs/exploration.md).
+
+    schema_values.py  values built from a JSON schema: minimal, full, one per enumerated
+                      value, and the invalid ones (a field missing, of the wrong type, of
+                      an unknown value, params that are not an object)
+    fixtures.py       the values the exploration owns, as placeholders (`{{thread}}`,
+                      `{{work}}`...), by field name and per method
+    methods.py        how each method is explored, in which group and order, and which
+                      are not (and why)
+    plan.py           the cells: method x state x variant, with their params
+    states.py         the thread states and how each is reached, once, then copied
+    outbound.py       where codex's outbound HTTP goes instead of the network
+    run.py            one exploration of a release: its lanes, processes and cells
+    walks.py          seeded random walks through the states, replayable from their seed
+    record.py         what an exploration recorded (exploration.json), for the surface and
+                      for learning the fake
+"""

@@ -1,0 +1,290 @@
+"""One exploration of a release: every cell of its plan, on the rig's Session, in lanes
+(lane.py), then its random walks (walks.py).
+
+Three lanes run at once, each on its own isolated home, wiretap and app-server:
+
+- the `none` lane: the cells of the state `none`, in the plan's order (reads, thread/start,
+  writes, accounts), the valid ones one by one, then every invalid call, a few at once;
+- two thread lanes, the thread states shared out between them (THREAD_LANES): the one with
+  `unloaded` first has an earlier process make the unloaded threads and exit; then each
+  asks its states' cells, state by state: the cells on the state's own thread first, then
+  each cell on a copy of its own (states.py), a copy serving the next cell too while the
+  calls on it are refused.
+
+A lane whose app-server stops leaves its remaining cells `not run`, with why, and a Surprise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.jsonrpc.errors import NotificationTimeout, ServerError, TransportError
+from codex_probe.harness.jsonrpc.transcript import Transcript
+from codex_probe.probes.explore.home import ExploreHome
+from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
+from codex_probe.probes.explore.outbound import Outbound
+from codex_probe.probes.explore.plan import Cell, Plan, make_plan
+from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
+from codex_probe.probes.explore.states import (
+    ARCHIVED,
+    COMPACTED,
+    EXEC_MARKER,
+    FORKED,
+    IDLE,
+    IN_FLIGHT,
+    NONE,
+    ROLLED_BACK,
+    THREAD_STATES,
+    UNLOADED,
+    StateUnreachable,
+    Subject,
+    ThreadLab,
+)
+from codex_probe.probes.explore.walks import DEFAULT_STEPS, WalkResult, draw, walk
+from codex_probe.rig.backends import Backend
+from codex_probe.rig.wiretap import Wiretap
+
+
+def _not_run(cell: Cell, why: str) -> CellRecord:
+    return CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params, why=why)
+
+
+async def run_none_lane(lane: Lane, cells: list[Cell]) -> list[CellRecord]:
+    """The cells of the state `none`: the valid ones one by one, then the invalid ones
+    INVALID_AT_ONCE at a time (codex refuses them as it reads them; an invalid call it
+    takes after all is recorded as answered, its notifications are not read)."""
+    if not cells:
+        return []
+    done: list[CellRecord] = []
+    async with Wiretap(responder=lane.replies) as tap:
+        with ExploreHome(tap.base_url, lane.outbound.env()) as home:
+            try:
+                await lane.open(tap, home)
+                valid = [cell for cell in cells if cell.kind != "invalid"]
+                invalid = [cell for cell in cells if cell.kind == "invalid"]
+                for cell in valid:
+                    done.append(await lane.run_cell(cell, None))
+                for start in range(0, len(invalid), INVALID_AT_ONCE):
+                    chunk = invalid[start : start + INVALID_AT_ONCE]
+                    done += await asyncio.gather(*(lane.run_invalid(cell) for cell in chunk))
+            except TransportError as error:
+                done += _ended(lane, cells[len(done) :], error)
+            finally:
+                await lane.close()
+    return done
+
+
+def _ended(lane: Lane, rest: list[Cell], error: TransportError) -> list[CellRecord]:
+    """The cells after the app-server ended or stopped answering: not run, and why."""
+    what = f"the app-server stopped: {error.summary}"
+    if rest:
+        lane.surprise(what, rest[0])
+    return [_not_run(cell, what) for cell in rest]
+
+
+# The thread states, shared out between two lanes that run at once (a process each; about
+# as many cells each: 0.171.0's 254 and 224).
+THREAD_LANES = (
+    (UNLOADED, IDLE, ARCHIVED),
+    (IN_FLIGHT, COMPACTED, FORKED, ROLLED_BACK),
+)
+
+
+async def run_thread_lane(
+    lane: Lane, cells: list[Cell], methods: set[str]
+) -> tuple[list[CellRecord], dict[str, str | None]]:
+    """Every thread state's cells (see the module); the records in the order of `cells`."""
+    states: dict[str, str | None] = {}
+    done: dict[int, CellRecord] = {}
+    if not cells:
+        return [], states
+    async with Wiretap(responder=lane.replies) as tap:
+        with ExploreHome(tap.base_url, lane.outbound.env()) as home:
+            try:
+                lab = ThreadLab(await lane.open(tap, home), methods)
+                unloaded = [cell for cell in cells if cell.state == UNLOADED]
+                if unloaded:
+                    copies = sum(1 for cell in unloaded if cell.on_copy)
+                    states[UNLOADED] = await _reached(lab.prepare_unloaded(copies))
+                    await lab.session.restart()
+                for state in THREAD_STATES:
+                    mine = [
+                        (index, cell) for index, cell in enumerate(cells) if cell.state == state
+                    ]
+                    if mine:
+                        await _run_state(lane, lab, state, mine, done, states)
+            except TransportError as error:
+                rest = [(index, cell) for index, cell in enumerate(cells) if index not in done]
+                for (index, _), record in zip(
+                    rest, _ended(lane, [cell for _, cell in rest], error), strict=True
+                ):
+                    done[index] = record
+            finally:
+                await lane.close()
+    return [done[index] for index in sorted(done)], states
+
+
+async def _reached(reaching: Any) -> str | None:
+    """None once `reaching` (a coroutine bringing threads into a state) is done; else why
+    the state could not be reached."""
+    try:
+        await reaching
+    except (ServerError, StateUnreachable, NotificationTimeout) as why:
+        return _why(why)
+    return None
+
+
+async def _run_state(
+    lane: Lane,
+    lab: ThreadLab,
+    state: str,
+    mine: list[tuple[int, Cell]],
+    done: dict[int, CellRecord],
+    states: dict[str, str | None],
+) -> None:
+    """A state's cells: those on its own thread, then each on a copy; a copy serves the
+    next cell too while the calls on it are refused (a refusal leaves the thread as it
+    was). In flight, one turn is held at a time: the base's is let go before the first
+    copy holds its own (the wiretap lets every held answer go at once)."""
+    if state not in states:
+        states[state] = await _reached(lab.reach(state))
+    if states[state] is not None:
+        for index, cell in mine:
+            done[index] = _not_run(cell, f"{state} was not reached: {states[state]}")
+        return
+    base = lab.bases[state]
+    await lane.fence()  # what reaching it said is said before its first cell
+    for index, cell in [pair for pair in mine if not pair[1].on_copy]:
+        done[index] = await lane.run_cell(cell, base)
+    await lane.let_go(base)
+    copy: Subject | None = None
+    for index, cell in [pair for pair in mine if pair[1].on_copy]:
+        if copy is None:
+            try:
+                copy = await lab.copy(state)
+            except (ServerError, StateUnreachable, NotificationTimeout) as why:
+                done[index] = _not_run(cell, f"no copy of {state}: {_why(why)}")
+                continue
+            await lane.fence()
+        if cell.kind == "approval":
+            cell = _approval_params(cell)
+        record = await lane.run_cell(cell, copy)
+        done[index] = record
+        if record.outcome != "refused" or cell.kind == "approval":
+            await lane.let_go(copy)
+            copy = None
+    if copy is not None:
+        await lane.let_go(copy)
+
+
+def _approval_params(cell: Cell) -> Cell:
+    params = {
+        "threadId": "{{thread}}",
+        "input": [{"type": "text", "text": f"{EXEC_MARKER} explore"}],
+        "approvalPolicy": "untrusted",
+    }
+    return Cell(cell.method, cell.state, cell.variant, params, cell.kind, True, cell.answer)
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, ServerError):
+        return f"{error.method} refused: {error.code} {error.message}"
+    return str(error).splitlines()[0]
+
+
+async def explore(
+    backend: Backend,
+    *,
+    seed: int = 0,
+    only: set[str] | None = None,
+    plan: Plan | None = None,
+    on_cell: Callable[[CellRecord], None] = lambda record: None,
+    on_lane: Callable[[Transcript], None] = lambda transcript: None,
+    sweep: bool = True,
+    walks: int = 0,
+    steps: int = DEFAULT_STEPS,
+) -> ExplorationRecord:
+    """Every cell of the release's plan (or only those named), on `backend`, unless not
+    `sweep`; then `walks` random walks of `steps` steps, seeded `seed`, `seed + 1`...
+    `on_lane` is given each lane's transcript as the lane ends (bench/probes.py replays
+    them)."""
+    schema_dir = backend.schema_dir
+    plan = plan or make_plan(schema_dir)
+    if only:
+        plan = plan.only(only)
+    record = ExplorationRecord(backend.version, seed, plan.methods)
+    record.unsent = [{"method": u.method, "variant": u.variant, "why": u.why} for u in plan.unsent]
+    validator = MessageValidator(schema_dir)
+
+    def reproduce(key: str) -> str:
+        return f"codex-probe explore --codex {backend.version} --cell '{key}'"
+
+    outbounds = [Outbound() for _ in range(1 + len(THREAD_LANES) + walks)]
+    async with contextlib.AsyncExitStack() as stack:
+        for outbound in outbounds:  # one per lane: a cell's outbound requests are its lane's
+            await stack.enter_async_context(outbound)
+
+        def lane(name: str, outbound: Outbound) -> Lane:
+            return Lane(
+                name, backend, outbound, validator, reproduce, on_cell=on_cell, on_end=on_lane
+            )
+
+        none_lane = lane("none", outbounds[0])
+        thread_lanes = [lane(f"threads {n}", outbounds[1 + n]) for n, _ in enumerate(THREAD_LANES)]
+        none_cells = plan.in_state(NONE) if sweep else []
+        async with asyncio.TaskGroup() as group:
+            none_run = group.create_task(run_none_lane(none_lane, none_cells))
+            thread_runs = [
+                group.create_task(
+                    run_thread_lane(
+                        lane,
+                        [c for c in plan.cells if c.state in states and sweep],
+                        set(plan.methods),
+                    )
+                )
+                for lane, states in zip(thread_lanes, THREAD_LANES, strict=True)
+            ]
+        record.cells = none_run.result()
+        record.states = {NONE: None}
+        for run in thread_runs:
+            cells, reached = run.result()
+            record.cells += cells
+            record.states.update(reached)
+        order = {cell.key: number for number, cell in enumerate(plan.cells)}
+        record.cells.sort(key=lambda cell: order.get(cell.key, len(order)))
+        record.surprises = none_lane.surprises + [
+            s for lane in thread_lanes for s in lane.surprises
+        ]
+        for number in range(walks):
+            walk_lane = lane("walk", outbounds[1 + len(THREAD_LANES) + number])
+            result = await run_walk(walk_lane, plan, seed + number, steps, backend.version)
+            record.walks.append(result.to_json())
+            if result.surprise is not None:
+                record.surprises.append(result.surprise)
+        asked = {host for outbound in outbounds for host in outbound.asked}
+        record.outbound = {"asked": sorted(asked)}
+    return record
+
+
+async def run_walk(lane: Lane, plan: Plan, seed: int, steps: int, version: str) -> WalkResult:
+    """The walk of `seed` on a lane of its own."""
+    drawn = draw(seed, plan, steps)
+    async with Wiretap(responder=lane.replies) as tap:
+        with ExploreHome(tap.base_url, lane.outbound.env()) as home:
+            try:
+                lab = ThreadLab(await lane.open(tap, home), set(plan.methods))
+                return await walk(lane, lab, seed, drawn, version)
+            except TransportError as error:
+                what = f"the app-server stopped before the walk: {error.summary}"
+                reproduce = (
+                    f"codex-probe explore --codex {version} --seed {seed} --walks 1 --no-sweep"
+                )
+                found = WalkResult(seed, drawn)
+                found.surprise = Surprise(what, f"walk {seed}", (), reproduce)
+                return found
+            finally:
+                await lane.close()

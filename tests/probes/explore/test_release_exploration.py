@@ -1,0 +1,44 @@
+"""A release run explores the release for its surface: all of it for the whole surface, the
+cells a bisection names, nothing for the fake."""
+
+from __future__ import annotations
+
+import asyncio
+
+from codex_probe.harness.codex.install import Installation
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.probes.domain.surface.release import EXPLORATION
+from codex_probe.probes.explore.release import explore_release
+from codex_probe.probes.runner.plan import RunPlan
+from codex_probe.probes.runner.release_run import run_release
+from codex_probe.probes.runner.selection import Selection, Subject
+
+KEY = "thread/start none minimal"
+
+
+def test_a_bisection_of_an_exploration_key_explores_that_one_cell(
+    default_codex: Installation,
+) -> None:
+    selection = Selection.surface_only((), explore_cells=(KEY,))
+    run = asyncio.run(run_release(RunPlan(DEFAULT_CODEX_VERSION, selection)))
+    assert run.surface is not None
+    assert list(run.surface.aspects[EXPLORATION]) == [KEY]
+    assert run.surface.value(EXPLORATION, KEY)["answer"]["thread.status.type"] == '"idle"'
+    assert not run.surface.missing
+    assert isinstance(run.exploration, dict) and len(run.exploration["cells"]) == 1
+
+
+def test_nothing_is_explored_for_the_fake_without_the_surface_or_for_another_part_of_it() -> None:
+    fake = Subject("fake")
+    whole = Selection.of(None)
+    assert asyncio.run(explore_release(DEFAULT_CODEX_VERSION, whole, fake)) is None
+    findings_only = Selection.of(["start-applies-instructions"])
+    assert asyncio.run(explore_release(DEFAULT_CODEX_VERSION, findings_only, Subject())) is None
+    one_scenario = Selection.surface_only(("start",))
+    assert asyncio.run(explore_release(DEFAULT_CODEX_VERSION, one_scenario, Subject())) is None
+
+
+def test_an_exploration_that_cannot_start_is_a_gap_of_the_surface_with_its_reason() -> None:
+    selection = Selection.surface_only((), explore_cells=(KEY,))
+    said = asyncio.run(explore_release("0.0.1", selection, Subject()))
+    assert isinstance(said, str) and said.startswith("the exploration could not run: ")
