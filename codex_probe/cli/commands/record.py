@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_codex_option
+from codex_probe.cli.commands.options import add_codex_option, add_json_option
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.command_line import USAGE_ERROR
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help=f"the client's deadline (default {CLIENT_TIMEOUT:.0f})",
     )
+    add_json_option(parser, "the contract's file, release, counts and the client's exit code")
     parser.add_argument(
         "client",
         nargs=argparse.REMAINDER,
@@ -79,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
     count = sum(len(p.interactions) for p in contract.processes)
     print(
         f"recorded {count} interaction(s) in {len(contract.processes)} app-server process(es) "
-        f"on codex-cli {contract.recorded_on}: {args.out}"
+        f"on codex-cli {contract.recorded_on}: {args.out}",
+        file=sys.stderr if args.json else sys.stdout,
     )
     if recording.returncode != 0:
         print(
@@ -87,6 +90,15 @@ def run(args: argparse.Namespace) -> int:
             f"ends: {recording.output_tail[-600:]}",
             file=sys.stderr,
         )
+    if args.json:
+        answer = {
+            "contract": str(args.out),
+            "recorded_on": contract.recorded_on,
+            "processes": len(contract.processes),
+            "interactions": count,
+            "client_exit_code": recording.returncode,
+        }
+        print(json.dumps(answer, indent=2))
     return 0
 
 
