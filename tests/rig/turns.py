@@ -61,7 +61,14 @@ CASES: dict[str, TurnCase] = {
         ((Reply(items=(exec_command(f"echo {TOOL_OUTPUT}; exit 3"),)), Reply()),)
     ),
     "command-waits": TurnCase(
-        ((Reply(items=(exec_command(f"sleep 1; echo {TOOL_OUTPUT}"),)), Reply()),),
+        # Still running at codex's first read even under load (`sleep 1` had ended by then
+        # at load 20-40 on 0.120.0 and 0.150.0), and within the call's own yield: one read.
+        (
+            (
+                Reply(items=(exec_command(f"sleep 3; echo {TOOL_OUTPUT}", yield_time_ms=30000),)),
+                Reply(),
+            ),
+        ),
         compared=False,  # 0.120.0 loses its item/completed now and then (bench/turn_races.py)
     ),
     "command-writes": TurnCase(
