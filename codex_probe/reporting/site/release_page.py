@@ -265,7 +265,7 @@ def _breaking(view: HistoryView, version: str) -> str:
         f"<td>last same: {esc(p.last_same)}</td></tr>"
         for p in errors
     )
-    reproduce = f"codex-probe diff {found[0].last_same} {version} --fail-on ERR"
+    reproduce = f"{diff_command(found[0].last_same, version)} --fail-on ERR"
     listed = f'<table class="list">{rows}</table>' if rows else ""
     return (
         f"{title}<p>{len(found)} key(s) of the surface changed here: {counted}. "
