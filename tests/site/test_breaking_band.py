@@ -45,7 +45,7 @@ def test_a_release_page_names_every_err_change_and_the_diff_that_lists_its_rules
     page = (built(tmp_path) / "releases" / f"{MOVED}.html").read_text()
     section = page[page.index('id="breaking"') :]
     assert "1 key(s) of the surface changed here: 1 ERR, 0 WARN, 0 INFO" in section
-    assert f"codex-probe diff {BEFORE} {MOVED} --fail-on ERR" in section
+    assert f"codex-probe diff --from {BEFORE} --to {MOVED} --fail-on ERR" in section
     assert "<td>request-enum-value-removed</td><td class='val'>schema client request" in section
 
 
