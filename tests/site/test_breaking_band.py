@@ -61,4 +61,4 @@ def test_the_dataset_gives_each_surface_change_point_its_rule_and_each_release_i
     ]
     moved = json.loads((data / f"releases/{MOVED}.json").read_text())
     assert moved["breaking"] == {"ERR": 1, "WARN": 0, "INFO": 0}
-    assert moved["dataset_version"] == 1  # a new field: readers of version 1 still read it
+    assert moved["dataset_version"] == 2  # the rule fields are new fields, not a new version
