@@ -213,6 +213,21 @@ def test_turn_input_is_built_in_one_place_the_drivers() -> None:
     assert [place.split(":")[0] for place in found] == ["codex_probe/harness/driver/params.py"]
 
 
+# Names two modules once each gave their own class (issue 34: two ideas renamed apart, or
+# one idea merged); the dataset's published types begin with `Published`.
+ONCE = ("ChangePoint", "Upstream", "WatchedIssue", "Change", "State", "FindingEntry")
+
+
+@pytest.mark.parametrize("name", ONCE)
+def test_a_class_of_these_names_is_defined_once_in_the_product(name: str) -> None:
+    found = [
+        place
+        for place in definitions(ast.ClassDef, name)
+        if floor(module_name(ROOT / place.split(":")[0])) in SHIPPED
+    ]
+    assert len(found) <= 1, found
+
+
 def test_one_class_drives_an_app_server_through_a_scenario() -> None:
     # A scenario's processes are opened through a backend in one place only.
     openers = []

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
-from codex_probe.probes.domain.watch import Change as WatchChange
+from codex_probe.probes.domain.watch import StateChange
 from codex_probe.reporting.baseline import AcceptedChange, AcceptedChanges
 from codex_probe.reporting.history_view import Difference, HistoryView
 from codex_probe.reporting.surface_text import short_listing
@@ -38,7 +38,7 @@ ANSWERS = {YES: "yes", NO: "no", UNKNOWN: "unknown"}
 
 
 @dataclass(frozen=True)
-class Change:
+class WeighedChange:
     """One value that differs between A and B, as the answer weighs it."""
 
     difference: Difference
@@ -74,7 +74,7 @@ class UpgradeAnswer:
     releases: list[str] = field(default_factory=list)  # recorded and probed, A to B
     probed_now: list[str] = field(default_factory=list)
     not_installable: list[str] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
+    changes: list[WeighedChange] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)  # why a release could not be had
     stale: list[str] = field(default_factory=list)  # baseline entries for B that do not match
     evidence: dict[str, str] = field(default_factory=dict)  # finding -> a line of B's evidence
@@ -231,7 +231,7 @@ def _gated(group: str, strict: bool) -> bool:
 
 def _weighed(
     view: HistoryView, a: str, b: str, strict: bool, accepted: dict[str, AcceptedChange]
-) -> list[Change]:
+) -> list[WeighedChange]:
     changes = []
     for difference in view.differences(a, b):
         info = view.finding(difference.subject)
@@ -258,7 +258,7 @@ def _weighed(
             else None
         )
         changes.append(
-            Change(
+            WeighedChange(
                 difference,
                 required=info is not None and info.required,
                 section=info.spec_section if info else "",
@@ -284,9 +284,9 @@ def _stale(view: HistoryView, b: str, accepted: dict[str, AcceptedChange]) -> li
     return stale
 
 
-def _grouped(changes: list[Change], evidence: dict[str, str], every_key: str) -> list[str]:
+def _grouped(changes: list[WeighedChange], evidence: dict[str, str], every_key: str) -> list[str]:
     """Per finding (or aspect, or issue): where it changed, then each value that moved."""
-    by_subject: dict[str, list[Change]] = {}
+    by_subject: dict[str, list[WeighedChange]] = {}
     for change in changes:
         by_subject.setdefault(change.difference.subject, []).append(change)
     lines = []
@@ -336,13 +336,13 @@ def _where(difference: Difference) -> str:
     return where
 
 
-def _part(change: Change, subject: str, *, with_place: bool) -> str:
+def _part(change: WeighedChange, subject: str, *, with_place: bool) -> str:
     difference = change.difference
     name = difference.key.removeprefix(subject).lstrip(".:/ ")
     what = "verdict" if difference.kind == "verdict" else name or difference.kind
     if difference.kind == "watch":
         # The watch list's word for it (fixed, back); its places are said below.
-        watched = WatchChange.of(difference.key, "", "", difference.before, difference.after)
+        watched = StateChange.of(difference.key, "", "", difference.before, difference.after)
         what = watched.kind if watched else "state"
     place = _where(difference) if with_place else ""
     moved = f"{what}: {_short(difference.before)} -> {_short(difference.after)}"

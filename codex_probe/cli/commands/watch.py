@@ -30,9 +30,9 @@ from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdic
 from codex_probe.probes.domain.watch import (
     WATCH_FINDINGS,
     WATCHED,
-    Change,
     IssueState,
     State,
+    StateChange,
     issue_states,
     state_changes,
 )
@@ -169,7 +169,7 @@ def _previous(versions: list[str]) -> list[str]:
 def _document(
     versions: list[str],
     states: dict[str, dict[str, IssueState]],
-    changes: list[Change],
+    changes: list[StateChange],
     watch: Watch,
 ) -> dict[str, Any]:
     return {
@@ -199,7 +199,7 @@ def _document(
 def _lines(
     versions: list[str],
     states: dict[str, dict[str, IssueState]],
-    changes: list[Change],
+    changes: list[StateChange],
     watch: Watch,
 ) -> list[str]:
     title = "watched upstream issue"

@@ -224,7 +224,7 @@ def upstream_of(finding: str, verdict: str, observed: Mapping[str, Any]) -> list
 
 
 @dataclass(frozen=True)
-class Change:
+class StateChange:
     """Where a watched issue's decided state changed between two releases of a range."""
 
     issue: str
@@ -234,7 +234,9 @@ class Change:
     after: State
 
     @classmethod
-    def of(cls, issue: str, version: str, previous: str, before: Any, after: Any) -> Change | None:
+    def of(
+        cls, issue: str, version: str, previous: str, before: Any, after: Any
+    ) -> StateChange | None:
         """The change a recorded change point says (its before and after as the words of
         State: a history's `watch` change point); None unless they are two decided states
         that differ."""
@@ -272,7 +274,7 @@ class Change:
         }
 
 
-def state_changes(by_release: Sequence[tuple[str, Mapping[str, IssueState]]]) -> list[Change]:
+def state_changes(by_release: Sequence[tuple[str, Mapping[str, IssueState]]]) -> list[StateChange]:
     """Each change of a watched issue's decided state along `by_release` (oldest first):
     "fixed in X" where it went from present to absent, "back in X" from absent to present.
     A release where it is broken is passed over (it says nothing either way)."""
@@ -284,6 +286,6 @@ def state_changes(by_release: Sequence[tuple[str, Mapping[str, IssueState]]]) ->
             if found is None or found.state is State.BROKEN:
                 continue
             if last is not None and last[1] is not found.state:
-                changes.append(Change(watched.issue, version, last[0], last[1], found.state))
+                changes.append(StateChange(watched.issue, version, last[0], last[1], found.state))
             last = (version, found.state)
     return changes

@@ -21,7 +21,7 @@ from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.surface.delta import delta
 from codex_probe.probes.domain.surface.diff import diff_command
 from codex_probe.probes.domain.surface.release import ASPECTS
-from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, Change, IssueState, State
+from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, State, StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.probes.releases.history import (
     finding_rows,
@@ -79,11 +79,13 @@ def change_points(document: dict[str, Any]) -> list[ChangePoint]:
     return history_change_points(document, None)
 
 
-def watch_change(point: ChangePoint) -> Change | None:
+def watch_change(point: ChangePoint) -> StateChange | None:
     """A watched issue's change point in the watch list's terms (None: not one)."""
     if point.kind != "watch":
         return None
-    return Change.of(point.key, point.first_changed, point.last_same, point.before, point.after)
+    return StateChange.of(
+        point.key, point.first_changed, point.last_same, point.before, point.after
+    )
 
 
 def describe(point: ChangePoint) -> str:

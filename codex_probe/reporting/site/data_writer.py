@@ -35,9 +35,9 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 class Dataset:
     """The records written, for the pages to link and embed."""
 
-    index: model.Index
-    releases: dict[str, model.ReleaseFile]
-    findings: dict[str, model.FindingFile]
+    index: model.PublishedIndex
+    releases: dict[str, model.PublishedReleaseFile]
+    findings: dict[str, model.PublishedFindingFile]
 
 
 def write_dataset(view: HistoryView, data: Path) -> Dataset:
@@ -56,25 +56,27 @@ def write_dataset(view: HistoryView, data: Path) -> Dataset:
     return Dataset(index, releases, findings)
 
 
-def _index_record(view: HistoryView, releases: dict[str, model.ReleaseFile]) -> model.Index:
-    return model.Index(
+def _index_record(
+    view: HistoryView, releases: dict[str, model.PublishedReleaseFile]
+) -> model.PublishedIndex:
+    return model.PublishedIndex(
         dataset_version=model.DATASET_VERSION,
         generated_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         tool=TOOL,
         default_version=view.default_version,
         change_points_source="history" if view.change_points_given else "computed",
         releases=[
-            model.ReleaseEntry(
+            model.PublishedReleaseEntry(
                 version=r.version,
                 status="probed" if r.probed else "not_installable",
                 probed_at=r.probed_at or None,
-                counts=model.Counts(**r.counts()) if r.probed else None,
+                counts=model.PublishedCounts(**r.counts()) if r.probed else None,
                 file=model.release_file(r.version),
             )
             for r in view.releases
         ],
         findings=[
-            model.FindingEntry(
+            model.PublishedFindingEntry(
                 id=f.id,
                 kind="fidelity" if f.is_fidelity else "assumption",
                 required=f.required,
@@ -86,7 +88,7 @@ def _index_record(view: HistoryView, releases: dict[str, model.ReleaseFile]) -> 
         ],
         surface_aspects=list(view.aspects),
         watch=[
-            model.WatchedIssue(
+            model.PublishedWatchedIssue(
                 issue=w.issue,
                 url=w.url,
                 title=w.title,
@@ -116,8 +118,8 @@ def _group_order(finding: FindingInfo) -> int:
     return GROUPS.index(finding.group)
 
 
-def _change_point(view: HistoryView, point: ChangePoint) -> model.ChangePoint:
-    return model.ChangePoint(
+def _change_point(view: HistoryView, point: ChangePoint) -> model.PublishedChangePoint:
+    return model.PublishedChangePoint(
         kind=_kind(point.kind),
         key=point.key,
         subject=view.subject(point),
@@ -138,15 +140,15 @@ def _severity(name: str | None) -> model.SeverityName | None:
     raise ValueError(f"unknown severity: {name!r}")
 
 
-def _breaking(view: HistoryView, release: Release) -> model.Breaking | None:
+def _breaking(view: HistoryView, release: Release) -> model.PublishedBreaking | None:
     if not release.surface:
         return None
     found = Counter(point.severity for point in view.breaking(release.version))
-    return model.Breaking(ERR=found["ERR"], WARN=found["WARN"], INFO=found["INFO"])
+    return model.PublishedBreaking(ERR=found["ERR"], WARN=found["WARN"], INFO=found["INFO"])
 
 
-def _change(difference: Difference) -> model.Change:
-    return model.Change(
+def _change(difference: Difference) -> model.PublishedChange:
+    return model.PublishedChange(
         kind=_kind(difference.kind),
         key=difference.key,
         subject=difference.subject,
@@ -190,7 +192,9 @@ class _Files:
         return path.relative_to(self.data).as_posix()
 
 
-def _release_record(view: HistoryView, release: Release, files: _Files) -> model.ReleaseFile:
+def _release_record(
+    view: HistoryView, release: Release, files: _Files
+) -> model.PublishedReleaseFile:
     version = release.version
     folder = files.folder(version)
     probed = view.probed_versions
@@ -198,7 +202,7 @@ def _release_record(view: HistoryView, release: Release, files: _Files) -> model
     if release.probed:
         position = probed.index(version)
         previous = probed[position - 1] if position else None
-    return model.ReleaseFile(
+    return model.PublishedReleaseFile(
         dataset_version=model.DATASET_VERSION,
         version=version,
         status="probed" if release.probed else "not_installable",
@@ -221,7 +225,7 @@ def _release_record(view: HistoryView, release: Release, files: _Files) -> model
     )
 
 
-def _fake_profile(release: Release, files: _Files) -> model.FakeProfile:
+def _fake_profile(release: Release, files: _Files) -> model.PublishedFakeProfile:
     described = release.fake_profile or {}
     copied = None
     if release.profile_file is not None:
@@ -231,7 +235,7 @@ def _fake_profile(release: Release, files: _Files) -> model.FakeProfile:
         files.copy(wire, folder / "fake-wire.json")
     gaps = described.get("gaps")
     problem = described.get("problem")
-    return model.FakeProfile(
+    return model.PublishedFakeProfile(
         source=str(described["source"]) if described.get("source") else None,
         file=copied,
         gaps=list(gaps) if isinstance(gaps, list) else [],
@@ -239,14 +243,14 @@ def _fake_profile(release: Release, files: _Files) -> model.FakeProfile:
     )
 
 
-def _finding_on(cell: Cell, files: _Files) -> model.FindingOnRelease:
+def _finding_on(cell: Cell, files: _Files) -> model.PublishedFindingOnRelease:
     bundle = None
     if cell.bundle is not None:
         target = files.folder(cell.version) / "repro" / f"{cell.bundle.name}.zip"
         zip_folder(cell.bundle, target)
         run = f"python3 {cell.bundle.name}/reproduce.py --codex PATH_TO_CODEX"
-        bundle = model.Bundle(file=files.name(target), run=run)
-    return model.FindingOnRelease(
+        bundle = model.PublishedBundle(file=files.name(target), run=run)
+    return model.PublishedFindingOnRelease(
         verdict=_verdict(cell.verdict),
         required=cell.required,
         observed=cell.observed,
@@ -254,27 +258,29 @@ def _finding_on(cell: Cell, files: _Files) -> model.FindingOnRelease:
         evidence=list(cell.evidence),
         summary=cell.summary,
         reproduce=cell.reproduce,
-        upstream=[model.Upstream(u.issue, u.state) for u in cell.upstream],
+        upstream=[model.PublishedUpstream(u.issue, u.state) for u in cell.upstream],
         bundle=bundle,
     )
 
 
-def _finding_record(view: HistoryView, finding_id: str) -> model.FindingFile:
+def _finding_record(view: HistoryView, finding_id: str) -> model.PublishedFindingFile:
     info = view.finding(finding_id)
     assert info is not None
     timeline = []
     for release in view.releases:
         cell = release.cells.get(finding_id)
         timeline.append(
-            model.TimelineEntry(
+            model.PublishedTimelineEntry(
                 version=release.version,
                 verdict=None if cell is None else _verdict(cell.verdict),
                 observed=None if cell is None else cell.observed,
                 summary="" if cell is None else cell.summary,
-                upstream=[model.Upstream(u.issue, u.state) for u in cell.upstream] if cell else [],
+                upstream=[model.PublishedUpstream(u.issue, u.state) for u in cell.upstream]
+                if cell
+                else [],
             )
         )
-    return model.FindingFile(
+    return model.PublishedFindingFile(
         dataset_version=model.DATASET_VERSION,
         id=finding_id,
         kind="fidelity" if info.is_fidelity else "assumption",

@@ -29,6 +29,8 @@ from codex_probe.harness.files import plain_name
 DATASET_VERSION = 2  # 2: a verdict may be `unsupported` (a history records it)
 SCHEMA_FILE = Path(__file__).resolve().parent / "dataset.schema.json"
 DATA = "data"  # the dataset's folder in the site
+# What the names of the types below begin with, and their names in the schema do not.
+PUBLISHED = "Published"
 
 Verdict = Literal["holds", "changed", "broken", "unsupported"]
 SeverityName = Literal["ERR", "WARN", "INFO"]
@@ -90,14 +92,14 @@ PointKey = Annotated[
 ]
 
 
-class Upstream(msgspec.Struct):
+class PublishedUpstream(msgspec.Struct):
     """A watched upstream bug that a finding decides, and its state on that release."""
 
     issue: Annotated[str, described('The upstream issue, "owner/repo#N".')]
     state: Annotated[str, described('"present": the release has the bug; "absent": it does not.')]
 
 
-class Counts(msgspec.Struct):
+class PublishedCounts(msgspec.Struct):
     """How many findings of a release have each verdict."""
 
     holds: Annotated[int, described("Findings that hold.")]
@@ -108,17 +110,17 @@ class Counts(msgspec.Struct):
     ] = 0
 
 
-class ReleaseEntry(msgspec.Struct):
+class PublishedReleaseEntry(msgspec.Struct):
     """A release as the index lists it."""
 
     version: ReleaseName
     status: Status
     probed_at: ProbedAt
-    counts: Annotated[Counts | None, described("Findings per verdict (null: not probed).")]
+    counts: Annotated[PublishedCounts | None, described("Findings per verdict (null: not probed).")]
     file: Annotated[str, described("Its release file.")]
 
 
-class FindingEntry(msgspec.Struct):
+class PublishedFindingEntry(msgspec.Struct):
     """A finding as the index lists it."""
 
     id: FindingId
@@ -129,7 +131,7 @@ class FindingEntry(msgspec.Struct):
     file: Annotated[str, described("Its finding file.")]
 
 
-class ChangePoint(msgspec.Struct):
+class PublishedChangePoint(msgspec.Struct):
     """A key whose value on `first_changed` differs from the release before it."""
 
     kind: KindOfChange
@@ -155,7 +157,7 @@ class ChangePoint(msgspec.Struct):
     ] = None
 
 
-class Breaking(msgspec.Struct):
+class PublishedBreaking(msgspec.Struct):
     """How many keys of the protocol surface first changed on a release, by the severity of
     the breaking-change rule each meets (its worst)."""
 
@@ -164,7 +166,7 @@ class Breaking(msgspec.Struct):
     INFO: Annotated[int, described("Additive changes, or invisible to a client.")]
 
 
-class WatchedIssue(msgspec.Struct):
+class PublishedWatchedIssue(msgspec.Struct):
     """A known upstream bug the probes watch."""
 
     issue: Annotated[str, described('"owner/repo#N".')]
@@ -182,7 +184,7 @@ class WatchedIssue(msgspec.Struct):
     ]
 
 
-class Index(msgspec.Struct, tag_field="record", tag="index"):
+class PublishedIndex(msgspec.Struct, tag_field="record", tag="index"):
     """data/index.json: what the dataset holds."""
 
     dataset_version: VERSION_FIELD
@@ -196,26 +198,30 @@ class Index(msgspec.Struct, tag_field="record", tag="index"):
             "releases in order (the history had none)."
         ),
     ]
-    releases: Annotated[list[ReleaseEntry], described("Every release, in version order.")]
+    releases: Annotated[list[PublishedReleaseEntry], described("Every release, in version order.")]
     findings: Annotated[
-        list[FindingEntry],
+        list[PublishedFindingEntry],
         described("Every finding: required, informative, then fidelity, each in registry order."),
     ]
     surface_aspects: Annotated[
         list[str], described("The aspects of the protocol surface recorded (may be empty).")
     ]
-    watch: Annotated[list[WatchedIssue], described("The watched upstream bugs (may be empty).")]
-    change_points: Annotated[list[ChangePoint], described("Every change point, in release order.")]
+    watch: Annotated[
+        list[PublishedWatchedIssue], described("The watched upstream bugs (may be empty).")
+    ]
+    change_points: Annotated[
+        list[PublishedChangePoint], described("Every change point, in release order.")
+    ]
 
 
-class Bundle(msgspec.Struct):
+class PublishedBundle(msgspec.Struct):
     """A reproduction bundle: a folder that replays the finding with Python and codex alone."""
 
     file: Annotated[str, described("The bundle, zipped.")]
     run: Annotated[str, described("How to run it, once unzipped.")]
 
 
-class FindingOnRelease(msgspec.Struct):
+class PublishedFindingOnRelease(msgspec.Struct):
     """One finding on one release."""
 
     verdict: Annotated[
@@ -231,11 +237,13 @@ class FindingOnRelease(msgspec.Struct):
     evidence: Annotated[list[str], described("What the probe saw, line by line.")]
     summary: Summary
     reproduce: Annotated[str, described("The codex-probe command that probes it again.")]
-    upstream: Annotated[list[Upstream], described("The watched upstream bugs it decides.")]
-    bundle: Annotated[Bundle | None, described("Its reproduction bundle, if one was written.")]
+    upstream: Annotated[list[PublishedUpstream], described("The watched upstream bugs it decides.")]
+    bundle: Annotated[
+        PublishedBundle | None, described("Its reproduction bundle, if one was written.")
+    ]
 
 
-class FakeProfile(msgspec.Struct):
+class PublishedFakeProfile(msgspec.Struct):
     """The profile codex-probe's fake ran on for this release."""
 
     source: Annotated[str | None, described("checked-in, or learned in the same run.")]
@@ -244,7 +252,7 @@ class FakeProfile(msgspec.Struct):
     problem: Annotated[str | None, described("Why no profile could be had, if so.")]
 
 
-class Change(msgspec.Struct):
+class PublishedChange(msgspec.Struct):
     """A key whose value differs between two releases, and where it changed between them."""
 
     kind: KindOfChange
@@ -259,7 +267,7 @@ class Change(msgspec.Struct):
     changes: Annotated[int, described("How often the value changed between the two.")]
 
 
-class ReleaseFile(msgspec.Struct, tag_field="record", tag="release"):
+class PublishedReleaseFile(msgspec.Struct, tag_field="record", tag="release"):
     """data/releases/VERSION.json: one release."""
 
     dataset_version: VERSION_FIELD
@@ -272,16 +280,16 @@ class ReleaseFile(msgspec.Struct, tag_field="record", tag="release"):
     seconds: Annotated[float | None, described("How long probing it took.")]
     previous: Annotated[str | None, described("The probed release before it, if any.")]
     fake_profile: Annotated[
-        FakeProfile | None, described("The profile the fake ran on (null: not probed).")
+        PublishedFakeProfile | None, described("The profile the fake ran on (null: not probed).")
     ]
-    findings: Annotated[dict[str, FindingOnRelease], described("Per finding id.")]
+    findings: Annotated[dict[str, PublishedFindingOnRelease], described("Per finding id.")]
     surface: Annotated[dict[str, Any], described("Per surface aspect, its digest.")]
     surface_file: Annotated[str | None, described("The release's whole surface, if published.")]
     changes_since_previous: Annotated[
-        list[Change], described("What differs from the previous probed release.")
+        list[PublishedChange], described("What differs from the previous probed release.")
     ]
     breaking: Annotated[
-        Breaking | None,
+        PublishedBreaking | None,
         described(
             "The surface's change points first seen on this release, by severity (null: no "
             "surface recorded). The points themselves are the index's change_points."
@@ -289,17 +297,17 @@ class ReleaseFile(msgspec.Struct, tag_field="record", tag="release"):
     ] = None
 
 
-class TimelineEntry(msgspec.Struct):
+class PublishedTimelineEntry(msgspec.Struct):
     """A finding on one release."""
 
     version: ReleaseName
     verdict: Annotated[Verdict | None, described("null: not probed (or not installable).")]
     observed: Annotated[dict[str, Any] | None, described("The values the probe read, as recorded.")]
     summary: Summary
-    upstream: Annotated[list[Upstream], described("The watched upstream bugs it decides.")]
+    upstream: Annotated[list[PublishedUpstream], described("The watched upstream bugs it decides.")]
 
 
-class FindingFile(msgspec.Struct, tag_field="record", tag="finding"):
+class PublishedFindingFile(msgspec.Struct, tag_field="record", tag="finding"):
     """data/findings/ID.json: one finding across every release."""
 
     dataset_version: VERSION_FIELD
@@ -309,12 +317,12 @@ class FindingFile(msgspec.Struct, tag_field="record", tag="finding"):
     spec_section: SpecSection
     statement: Statement
     expected: Expected
-    timeline: Annotated[list[TimelineEntry], described("Every release, in version order.")]
-    change_points: Annotated[list[ChangePoint], described("Where its values changed.")]
+    timeline: Annotated[list[PublishedTimelineEntry], described("Every release, in version order.")]
+    change_points: Annotated[list[PublishedChangePoint], described("Where its values changed.")]
     upstream: Annotated[list[str], described("The watched upstream bugs it decides.")]
 
 
-Record = Index | ReleaseFile | FindingFile
+Record = PublishedIndex | PublishedReleaseFile | PublishedFindingFile
 
 
 def index_file() -> str:
@@ -346,13 +354,33 @@ def decode(data: bytes) -> Record:
 
 def dataset_schema() -> dict[str, Any]:
     """The JSON schema of every file of the dataset, generated from the model."""
-    schema: dict[str, Any] = msgspec.json.schema(Record)
+    schema: dict[str, Any] = _as_published(msgspec.json.schema(Record))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"codex-probe dataset, version {DATASET_VERSION}",
         "description": (__doc__ or "").strip(),
         **schema,
     }
+
+
+def _as_published(node: Any) -> Any:
+    """The schema with each type under its published name: the Python names say
+    `Published...` (a type of the file format, apart from the view it is built from), the
+    format's own names are the ones it has always had."""
+    if isinstance(node, list):
+        return [_as_published(item) for item in node]
+    if isinstance(node, str):  # a reference: $ref, or a tag's in the discriminator
+        return node.replace(f"#/$defs/{PUBLISHED}", "#/$defs/")
+    if not isinstance(node, dict):
+        return node
+    renamed: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$defs":
+            value = {name.removeprefix(PUBLISHED): d for name, d in value.items()}
+        elif key == "title" and isinstance(value, str):
+            value = value.removeprefix(PUBLISHED)
+        renamed[key] = _as_published(value)
+    return renamed
 
 
 def schema_text() -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from codex_probe.probes.domain.watch import Change as WatchChange
+from codex_probe.probes.domain.watch import StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.reporting.history_view import Cell, FindingInfo, HistoryView, canonical
 from codex_probe.reporting.site import dataset as model
@@ -17,7 +17,7 @@ from codex_probe.reporting.site.look import (
     NOT_INSTALLABLE,
     NOT_RECORDED,
     WATCH_STATES,
-    State,
+    Look,
     compare_href,
     esc,
     page,
@@ -64,7 +64,7 @@ def _strip(view: HistoryView, finding_id: str, points: list[ChangePoint]) -> str
     items = []
     for release in view.releases:
         cell = release.cells.get(finding_id)
-        state: State = (
+        state: Look = (
             NOT_INSTALLABLE
             if not release.probed
             else NOT_RECORDED
@@ -215,7 +215,7 @@ def _upstream(view: HistoryView, finding_id: str) -> str:
         said = [
             f"<li>{esc(change.said)} ({esc(change.was)})</li>"
             for p in points
-            if (change := WatchChange.of(p.key, p.first_changed, p.last_same, p.before, p.after))
+            if (change := StateChange.of(p.key, p.first_changed, p.last_same, p.before, p.after))
         ]
         others = [f for f in issue.findings if f != finding_id]
         also = f"<p>Also decided by: {esc(', '.join(others))}.</p>" if others else ""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 
-from codex_probe.probes.domain.watch import Change as WatchChange
+from codex_probe.probes.domain.watch import StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.reporting.history_view import FindingInfo, HistoryView, Release
 from codex_probe.reporting.site.look import (
@@ -33,7 +33,7 @@ from codex_probe.reporting.site.look import (
     WATCH_PRESENT,
     WATCH_STATES,
     WATCH_UNDECIDED,
-    State,
+    Look,
     compare_href,
     esc,
     finding_href,
@@ -141,7 +141,7 @@ def _marks(view: HistoryView) -> dict[tuple[str, str], str]:
     return marks
 
 
-def _cell(state: State, href: str | None, mark: str = "") -> str:
+def _cell(state: Look, href: str | None, mark: str = "") -> str:
     """One cell, as few bytes as HTML allows (a whole range has some 4 000): attributes
     unquoted where they hold no space (ids, versions and paths never do), no end tag."""
     classes = f"{state.css} {mark}".strip()
@@ -316,7 +316,7 @@ def _point_lines(view: HistoryView, points: list[ChangePoint]) -> list[str]:
             continue
         parts = []
         for point in found[:POINTS_PER_ROW]:
-            change = point.kind == "watch" and WatchChange.of(
+            change = point.kind == "watch" and StateChange.of(
                 subject, point.first_changed, point.last_same, point.before, point.after
             )
             if change:

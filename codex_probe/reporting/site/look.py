@@ -18,7 +18,7 @@ from codex_probe.probes.domain.watch import State as Watch
 
 
 @dataclass(frozen=True)
-class State:
+class Look:
     css: str  # the cell's class
     symbol: str
     label: str  # the words of the legend
@@ -28,24 +28,24 @@ class State:
 
 # Okabe-Ito colours, which stay apart for the common colour-vision deficiencies.
 VERDICTS = {
-    "holds": State("h", "✓", "holds", "#009e73", "#ffffff"),
-    "changed": State("c", "Δ", "changed upstream", "#e69f00", "#000000"),
-    "broken": State("b", "?", "broken: no verdict", "#cc79a7", "#000000"),
+    "holds": Look("h", "✓", "holds", "#009e73", "#ffffff"),
+    "changed": Look("c", "Δ", "changed upstream", "#e69f00", "#000000"),
+    "broken": Look("b", "?", "broken: no verdict", "#cc79a7", "#000000"),
 }
-NOT_INSTALLABLE = State("u", "\u2013", "not installable", "#e6e6e6", "#555555")
-NOT_RECORDED = State("n", "", "not recorded", "#f3f3f3", "#999999")
-SURFACE_SAME = State("s", "·", "surface as the release before", "#dbe6f2", "#34495e")
-SURFACE_CHANGED = State("sc", "◆", "surface changed here", "#0072b2", "#ffffff")
+NOT_INSTALLABLE = Look("u", "\u2013", "not installable", "#e6e6e6", "#555555")
+NOT_RECORDED = Look("n", "", "not recorded", "#f3f3f3", "#999999")
+SURFACE_SAME = Look("s", "·", "surface as the release before", "#dbe6f2", "#34495e")
+SURFACE_CHANGED = Look("sc", "◆", "surface changed here", "#0072b2", "#ffffff")
 # The breaking band: the worst rule a release's surface changes meet (codex-probe rules).
 BREAKING = {
-    "ERR": State("ke", "✖", "a change that breaks a client (ERR)", "#8b0000", "#ffffff"),
-    "WARN": State("kw", "!", "a change that may break a client (WARN)", "#f0e442", "#000000"),
-    "INFO": State("ki", "+", "only additive changes (INFO)", "#e8eef5", "#34495e"),
+    "ERR": Look("ke", "✖", "a change that breaks a client (ERR)", "#8b0000", "#ffffff"),
+    "WARN": Look("kw", "!", "a change that may break a client (WARN)", "#f0e442", "#000000"),
+    "INFO": Look("ki", "+", "only additive changes (INFO)", "#e8eef5", "#34495e"),
 }
-BREAKING_NONE = State("k0", "", "no surface change", "#f7f7f7", "#999999")
-WATCH_PRESENT = State("wp", "●", "bug present", "#d55e00", "#ffffff")
-WATCH_ABSENT = State("wa", "○", "bug absent", "#d9efe6", "#1b4d3e")
-WATCH_UNDECIDED = State(
+BREAKING_NONE = Look("k0", "", "no surface change", "#f7f7f7", "#999999")
+WATCH_PRESENT = Look("wp", "●", "bug present", "#d55e00", "#ffffff")
+WATCH_ABSENT = Look("wa", "○", "bug absent", "#d9efe6", "#1b4d3e")
+WATCH_UNDECIDED = Look(
     "wu", "?", "bug undecided: its findings gave no verdict", "#f2e3ec", "#6b2d5c"
 )
 # A watched issue's state, as the watch list decides it, as a cell shows it.
@@ -147,14 +147,14 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def symbol(state: State, extra: str = "", title: str = "") -> str:
+def symbol(state: Look, extra: str = "", title: str = "") -> str:
     """A state alone, as the legend and the lists show it."""
     classes = f"x {state.css} {extra}".strip()
     tip = esc(title or state.label)
     return f'<span class="{classes}" title="{tip}">{state.symbol}</span>'
 
 
-def verdict_state(verdict: str | None) -> State:
+def verdict_state(verdict: str | None) -> Look:
     return VERDICTS.get(verdict or "", NOT_RECORDED)
 
 
@@ -172,7 +172,7 @@ def value(value: Any) -> str:
     return f"<code>{esc(text)}</code>"
 
 
-def legend(states: tuple[State, ...]) -> str:
+def legend(states: tuple[Look, ...]) -> str:
     keys = "".join(f'<span class="k">{symbol(s)} {esc(s.label)}</span>' for s in states)
     marks = (
         '<span class="k"><span class="x h cv">✓</span> a bar: the verdict changed here</span>'

@@ -11,7 +11,7 @@ from typing import Any
 
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
-from codex_probe.probes.domain.watch import Change as WatchChange
+from codex_probe.probes.domain.watch import StateChange
 from codex_probe.reporting.history_view import Difference, HistoryView, Release
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
@@ -35,7 +35,7 @@ DATA = f"{'../' * DEPTH}{model.DATA}/"
 HISTORY_DIR = "HISTORY_DIR"  # the history the site was built from, where the reader has it
 
 
-def render_release(view: HistoryView, release: Release, record: model.ReleaseFile) -> str:
+def render_release(view: HistoryView, release: Release, record: model.PublishedReleaseFile) -> str:
     version = release.version
     body = [_navigation(view, version), f"<h1>codex-cli {esc(version)}</h1>"]
     if not release.probed:
@@ -157,7 +157,7 @@ def _difference_words(
     if difference.kind == "verdict":
         words = f"verdict {verdict_words(difference.before)} → {verdict_words(difference.after)}"
     elif difference.kind == "watch" and (
-        change := WatchChange.of(
+        change := StateChange.of(
             subject,
             difference.first_changed or newer,
             difference.last_same or older,
@@ -200,7 +200,7 @@ def _surface_words(changes: list[SurfaceChange], older: str, newer: str) -> str:
     )
 
 
-def _verdicts(view: HistoryView, release: Release, record: model.ReleaseFile) -> str:
+def _verdicts(view: HistoryView, release: Release, record: model.PublishedReleaseFile) -> str:
     sections = []
     for group in ("required", "informative", "fidelity"):
         rows = []
@@ -273,7 +273,7 @@ def _breaking(view: HistoryView, version: str) -> str:
     )
 
 
-def _surface(release: Release, record: model.ReleaseFile) -> str:
+def _surface(release: Release, record: model.PublishedReleaseFile) -> str:
     rows = "".join(
         f"<tr><td>{esc(aspect)}</td><td>{value(digest)}</td></tr>"
         for aspect, digest in release.surface.items()
@@ -286,7 +286,7 @@ def _surface(release: Release, record: model.ReleaseFile) -> str:
     return f'<h2 id="surface">Protocol surface</h2>{whole}<table class="list">{rows}</table>'
 
 
-def _profile(release: Release, record: model.ReleaseFile) -> str:
+def _profile(release: Release, record: model.PublishedReleaseFile) -> str:
     profile = record.fake_profile
     title = "<h2>The fake's profile of this release</h2>"
     if profile is None or profile.source is None:
@@ -343,7 +343,7 @@ def _behaviour(path: Path | None) -> str:
     )
 
 
-def _bundles(record: model.ReleaseFile) -> str:
+def _bundles(record: model.PublishedReleaseFile) -> str:
     rows = [
         f'<tr><td><a href="{DATA}{found.bundle.file}">{esc(Path(found.bundle.file).name)}</a></td>'
         f"<td>{symbol(verdict_state(found.verdict))} {esc(finding_id)}</td>"
