@@ -215,7 +215,7 @@ def test_turn_input_is_built_in_one_place_the_drivers() -> None:
 
 # Names two modules once each gave their own class (issue 34: two ideas renamed apart, or
 # one idea merged); the dataset's published types begin with `Published`.
-ONCE = ("ChangePoint", "Upstream", "WatchedIssue", "Change", "State", "FindingEntry")
+ONCE = ("ChangePoint", "Upstream", "WatchedIssue", "Change", "State", "Cell", "FindingEntry")
 
 
 @pytest.mark.parametrize("name", ONCE)

@@ -188,10 +188,11 @@ def judge_upgrade(
                 answer.not_installable.append(version)
             continue
         answer.releases.append(version)
-        for cell in release.cells.values():
-            info = view.finding(cell.finding)
-            if cell.verdict == "broken" and info is not None and _gated(info.group, strict):
-                answer.unknown.append(f"{version}: {cell.finding} is broken: {cell.summary}")
+        for found in release.findings.values():
+            finding = found.finding
+            info = view.finding(finding.id)
+            if finding.verdict == "broken" and info is not None and _gated(info.group, strict):
+                answer.unknown.append(f"{version}: {finding.id} is broken: {finding.summary}")
     answer.unknown.extend(_unrecorded(view, answer.releases))
     if a not in answer.releases or b not in answer.releases:
         return answer
@@ -199,9 +200,9 @@ def judge_upgrade(
     answer.changes = _weighed(view, a, b, strict, accepted)
     for change in answer.changes:
         subject = change.difference.subject
-        on_b = view.cell(b, subject)
-        if change.forbids and on_b is not None and on_b.evidence:
-            answer.evidence[subject] = f"{b}: {_one_line(on_b.evidence[0])}"
+        on_b = view.recorded(b, subject)
+        if change.forbids and on_b is not None and on_b.finding.evidence:
+            answer.evidence[subject] = f"{b}: {_one_line(on_b.finding.evidence[0])}"
     answer.stale = _stale(view, b, accepted)
     return answer
 
@@ -214,14 +215,14 @@ def _unrecorded(view: HistoryView, releases: list[str]) -> list[str]:
         finding
         for release in recorded.values()
         if release is not None
-        for finding, cell in release.cells.items()
-        if cell.required
+        for finding, found in release.findings.items()
+        if found.finding.required
     }
     return [
         f"{version}: {finding} (required) is not recorded: the record is incomplete"
         for version, release in recorded.items()
         if release is not None
-        for finding in sorted(gated - set(release.cells))
+        for finding in sorted(gated - set(release.findings))
     ]
 
 
@@ -236,8 +237,9 @@ def _weighed(
     for difference in view.differences(a, b):
         info = view.finding(difference.subject)
         gated = info is not None and _gated(info.group, strict)
-        after = view.cell(b, difference.subject)
-        before = view.cell(a, difference.subject)
+        on_b, on_a = view.recorded(b, difference.subject), view.recorded(a, difference.subject)
+        after = None if on_b is None else on_b.finding
+        before = None if on_a is None else on_a.finding
         # Not holding on B, where A differs: by verdict, or (both changed) by what was seen.
         blocking = (
             gated
@@ -277,9 +279,9 @@ def _stale(view: HistoryView, b: str, accepted: dict[str, AcceptedChange]) -> li
     """Entries for B that its verdicts no longer bear out (the gate fails them too)."""
     stale = []
     for finding_id, entry in accepted.items():
-        cell = view.cell(b, finding_id)
-        if cell is None or cell.verdict != entry.verdict:
-            found = "no finding" if cell is None else f"it {cell.verdict}"
+        on_b = view.recorded(b, finding_id)
+        if on_b is None or on_b.finding.verdict != entry.verdict:
+            found = "no finding" if on_b is None else f"it {on_b.finding.verdict}"
             stale.append(f"{finding_id} on {b}: the baseline expects {entry.verdict}, {found}")
     return stale
 

@@ -29,7 +29,8 @@ from codex_probe.probes.releases.history import (
     save_history,
 )
 from codex_probe.reporting.gate import evaluate
-from codex_probe.reporting.history_view import HistoryView, HistoryViewError
+from codex_probe.reporting.history_files import HistoryViewError
+from codex_probe.reporting.history_view import HistoryView
 from codex_probe.reporting.site.build import build_site
 from codex_probe.reporting.summary import render_summary
 from codex_probe.reporting.surface_text import render_changes

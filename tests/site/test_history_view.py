@@ -12,7 +12,8 @@ from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.domain.watch import WATCH_FINDINGS, WATCHED, State
 from codex_probe.probes.releases.grid import describe
 from codex_probe.probes.releases.history import load_history, save_history
-from codex_probe.reporting.history_view import HistoryView, HistoryViewError, portable
+from codex_probe.reporting.history_files import HistoryViewError, portable
+from codex_probe.reporting.history_view import HistoryView
 from tests.site.recorded import (
     AFTER,
     BEFORE,
@@ -126,10 +127,10 @@ def test_a_fidelity_finding_names_no_profile_path_and_has_no_change_across_relea
     tmp_path: Path,
 ) -> None:
     view = HistoryView.load(write_history(tmp_path))
-    cell = view.cell(MOVED, "fake-fidelity-start")
-    assert cell is not None
-    assert cell.observed["profile"]["path"] == f"releases/{MOVED}/learned/x.json"
-    assert "/home/runner" not in cell.statement
+    found = view.recorded(MOVED, "fake-fidelity-start")
+    assert found is not None
+    assert found.finding.observed["profile"]["path"] == f"releases/{MOVED}/learned/x.json"
+    assert "/home/runner" not in found.finding.statement
     assert not view.points_of("fake-fidelity-start")
 
 
@@ -146,16 +147,17 @@ def test_a_difference_names_where_its_new_value_began_and_how_often_it_changed(
     assert view.differences(MOVED, AFTER) == []
 
 
-def test_the_verdict_file_adds_the_statement_evidence_and_bundle_to_each_cell(
+def test_the_verdict_file_adds_the_statement_evidence_and_bundle_to_each_finding(
     tmp_path: Path,
 ) -> None:
     view = HistoryView.load(write_history(tmp_path))
-    cell = view.cell(MOVED, "steer-mid-answer-keeps-reply")
-    assert cell is not None
+    found = view.recorded(MOVED, "steer-mid-answer-keeps-reply")
+    assert found is not None
+    cell = found.finding
     assert cell.statement.startswith("A turn/steer that arrives while the model is answering")
     assert cell.evidence and cell.reproduce.endswith("--only steer-mid-answer-keeps-reply")
     assert (
-        cell.bundle
+        found.bundle
         == tmp_path / "releases" / MOVED / "repro" / f"steer-mid-answer-keeps-reply-{MOVED}"
     )
     release = view.release(MOVED)
@@ -165,8 +167,8 @@ def test_the_verdict_file_adds_the_statement_evidence_and_bundle_to_each_cell(
 
 def test_a_history_without_verdict_files_is_read_from_history_json_alone(tmp_path: Path) -> None:
     view = HistoryView.load(write_history(tmp_path, with_files=False))
-    cell = view.cell(MOVED, "steer-mid-answer-keeps-reply")
-    assert cell is not None and cell.verdict == "changed" and cell.bundle is None
+    found = view.recorded(MOVED, "steer-mid-answer-keeps-reply")
+    assert found is not None and found.finding.verdict == "changed" and found.bundle is None
     info = view.finding("steer-mid-answer-keeps-reply")
     assert info is not None and info.statement  # from the registry
 
@@ -214,8 +216,8 @@ def test_a_watched_bug_s_state_is_the_watch_list_s_decision_from_the_recorded_fi
     assert view.issue_findings(QUEUED) == [STEERED]
     assert [w.issue for w in view.issues_decided_by(STEERED)] == [QUEUED]
     # The judge's upstream field, made from the recorded values where none was recorded.
-    cell = view.cell(MOVED, STEERED)
-    assert cell is not None and [(u.issue, u.state) for u in cell.upstream] == [(QUEUED, "present")]
+    found = view.recorded(MOVED, STEERED)
+    assert found is not None and found.finding.upstream == [{"issue": QUEUED, "state": "present"}]
     fixed = [p for p in view.change_points if p.kind == "watch"]
     assert [describe(p) for p in fixed] == [f"{QUEUED} fixed in {AFTER} (present in {MOVED})"]
 

@@ -53,7 +53,8 @@ from codex_probe.probes.releases.history import (
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import sweep, to_probe
 from codex_probe.reporting.baseline import AcceptedChanges, load_accepted_changes
-from codex_probe.reporting.history_view import HistoryView, HistoryViewError
+from codex_probe.reporting.history_files import HistoryViewError
+from codex_probe.reporting.history_view import HistoryView
 from codex_probe.reporting.upgrade import UNKNOWN, judge_upgrade
 from codex_probe.reporting.writers.history import release_writers
 from codex_probe.rig.baseline import BaselineError

@@ -13,7 +13,7 @@ from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY, REPORTS
 from codex_probe.harness.command_line import FAILED, USAGE_ERROR
 from codex_probe.reporting.browser import BrowserError, screenshot
-from codex_probe.reporting.history_view import HistoryViewError
+from codex_probe.reporting.history_files import HistoryViewError
 from codex_probe.reporting.site.build import COMPARE, INDEX, INDEX_BUDGET, build_site
 from codex_probe.reporting.site.look import STYLE_FILE
 

@@ -40,7 +40,10 @@ def compare_data(view: HistoryView) -> dict[str, Any]:
         "issues": [[w.issue, w.url, w.title] for w in view.watched],
         "values": values,
         "cells": {
-            r.version: {i: [c.verdict, intern(c.compared)] for i, c in r.cells.items()}
+            r.version: {
+                i: [found.finding.verdict.value, intern(found.compared)]
+                for i, found in r.findings.items()
+            }
             for r in view.releases
             if r.probed
         },

@@ -18,14 +18,10 @@ from typing import cast, get_args
 
 from codex_probe.harness.files import write_text_atomically
 from codex_probe.harness.tool import TOOL
+from codex_probe.probes.domain.findings import Finding
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.reporting.history_view import (
-    Cell,
-    Difference,
-    FindingInfo,
-    HistoryView,
-    Release,
-)
+from codex_probe.reporting.history_files import FindingOnRelease, Release
+from codex_probe.reporting.history_view import Difference, FindingInfo, HistoryView
 from codex_probe.reporting.site import dataset as model
 
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -214,7 +210,7 @@ def _release_record(
         previous=previous,
         fake_profile=_fake_profile(release, files) if release.probed else None,
         findings={
-            finding_id: _finding_on(cell, files) for finding_id, cell in release.cells.items()
+            finding_id: _finding_on(found, files) for finding_id, found in release.findings.items()
         },
         surface=dict(release.surface),
         surface_file=files.copy(release.surface_file, folder / "surface.json"),
@@ -243,24 +239,28 @@ def _fake_profile(release: Release, files: _Files) -> model.PublishedFakeProfile
     )
 
 
-def _finding_on(cell: Cell, files: _Files) -> model.PublishedFindingOnRelease:
-    bundle = None
-    if cell.bundle is not None:
-        target = files.folder(cell.version) / "repro" / f"{cell.bundle.name}.zip"
-        zip_folder(cell.bundle, target)
-        run = f"python3 {cell.bundle.name}/reproduce.py --codex PATH_TO_CODEX"
+def _finding_on(found: FindingOnRelease, files: _Files) -> model.PublishedFindingOnRelease:
+    finding, bundle = found.finding, None
+    if found.bundle is not None:
+        target = files.folder(finding.version) / "repro" / f"{found.bundle.name}.zip"
+        zip_folder(found.bundle, target)
+        run = f"python3 {found.bundle.name}/reproduce.py --codex PATH_TO_CODEX"
         bundle = model.PublishedBundle(file=files.name(target), run=run)
     return model.PublishedFindingOnRelease(
-        verdict=_verdict(cell.verdict),
-        required=cell.required,
-        observed=cell.observed,
-        expected=cell.expected,
-        evidence=list(cell.evidence),
-        summary=cell.summary,
-        reproduce=cell.reproduce,
-        upstream=[model.PublishedUpstream(u.issue, u.state) for u in cell.upstream],
+        verdict=_verdict(finding.verdict.value),
+        required=finding.required,
+        observed=finding.observed,
+        expected=finding.expected,
+        evidence=list(finding.evidence),
+        summary=finding.summary,
+        reproduce=finding.reproduce,
+        upstream=_upstream(finding),
         bundle=bundle,
     )
+
+
+def _upstream(finding: Finding) -> list[model.PublishedUpstream]:
+    return [model.PublishedUpstream(u["issue"], u["state"]) for u in finding.upstream]
 
 
 def _finding_record(view: HistoryView, finding_id: str) -> model.PublishedFindingFile:
@@ -268,16 +268,15 @@ def _finding_record(view: HistoryView, finding_id: str) -> model.PublishedFindin
     assert info is not None
     timeline = []
     for release in view.releases:
-        cell = release.cells.get(finding_id)
+        found = release.findings.get(finding_id)
+        finding = None if found is None else found.finding
         timeline.append(
             model.PublishedTimelineEntry(
                 version=release.version,
-                verdict=None if cell is None else _verdict(cell.verdict),
-                observed=None if cell is None else cell.observed,
-                summary="" if cell is None else cell.summary,
-                upstream=[model.PublishedUpstream(u.issue, u.state) for u in cell.upstream]
-                if cell
-                else [],
+                verdict=None if finding is None else _verdict(finding.verdict.value),
+                observed=None if finding is None else finding.observed,
+                summary="" if finding is None else finding.summary,
+                upstream=[] if finding is None else _upstream(finding),
             )
         )
     return model.PublishedFindingFile(

@@ -10,7 +10,8 @@ from typing import Any
 
 from codex_probe.probes.domain.watch import StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.reporting.history_view import Cell, FindingInfo, HistoryView, canonical
+from codex_probe.reporting.history_files import FindingOnRelease, canonical
+from codex_probe.reporting.history_view import FindingInfo, HistoryView
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
     GROUP_NAMES,
@@ -63,7 +64,8 @@ def _strip(view: HistoryView, finding_id: str, points: list[ChangePoint]) -> str
         )
     items = []
     for release in view.releases:
-        cell = release.cells.get(finding_id)
+        found = release.findings.get(finding_id)
+        cell = None if found is None else found.finding
         state: Look = (
             NOT_INSTALLABLE
             if not release.probed
@@ -83,9 +85,9 @@ def _strip(view: HistoryView, finding_id: str, points: list[ChangePoint]) -> str
 
 def _runs(view: HistoryView, finding_id: str) -> str:
     """Consecutive probed releases that gave the same verdict and values (ids masked)."""
-    runs: list[list[Cell]] = []
+    runs: list[list[FindingOnRelease]] = []
     for release in view.releases:
-        cell = release.cells.get(finding_id)
+        cell = release.findings.get(finding_id)
         if cell is None:
             continue
         if runs and _same(runs[-1][-1], cell):
@@ -95,7 +97,7 @@ def _runs(view: HistoryView, finding_id: str) -> str:
     rows = []
     before: dict[str, Any] = {}
     for run in runs:
-        first, last = run[0], run[-1]
+        first, last = run[0].finding, run[-1].finding
         span = (
             esc(first.version) if first is last else f"{esc(first.version)} to {esc(last.version)}"
         )
@@ -103,9 +105,9 @@ def _runs(view: HistoryView, finding_id: str) -> str:
         observed = "".join(
             f"<tr><td>{esc(key)}</td><td class='val{_moved(before, key, found, run is runs[0])}'>"
             f"{value(found)}</td></tr>"
-            for key, found in first.compared.items()
+            for key, found in run[0].compared.items()
         )
-        before = first.compared
+        before = run[0].compared
         said = f"<p>{esc(first.summary)}</p>" if first.summary else ""
         rows.append(
             f"<h3>{span} ({len(run)} release{'s' if len(run) > 1 else ''}): "
@@ -119,8 +121,11 @@ def _moved(before: dict[str, Any], key: str, found: Any, first: bool) -> str:
     return "" if first or canonical(before.get(key)) == canonical(found) else " moved"
 
 
-def _same(one: Cell, other: Cell) -> bool:
-    return one.verdict == other.verdict and canonical(one.observed) == canonical(other.observed)
+def _same(one: FindingOnRelease, other: FindingOnRelease) -> bool:
+    first, second = one.finding, other.finding
+    return first.verdict == second.verdict and canonical(first.observed) == canonical(
+        second.observed
+    )
 
 
 def _change_points(view: HistoryView, finding_id: str, points: list[ChangePoint]) -> str:
@@ -154,7 +159,7 @@ def _change_points(view: HistoryView, finding_id: str, points: list[ChangePoint]
             for kind, key, before, after in shown
         )
         sides = "".join(
-            _side(view.cell(version, finding_id), version, heading)
+            _side(view.recorded(version, finding_id), version, heading)
             for version, heading in ((last, "last same"), (first, "first changed"))
         )
         blocks.append(
@@ -172,9 +177,10 @@ def _said(kind: str, found: object) -> str:
     return verdict_words(str(found)) if kind == "verdict" else value(found)
 
 
-def _side(cell: Cell | None, version: str, heading: str) -> str:
-    if cell is None:
+def _side(found: FindingOnRelease | None, version: str, heading: str) -> str:
+    if found is None:
         return f"<div><h4>{esc(version)} ({heading})</h4><p>Not recorded.</p></div>"
+    cell = found.finding
     evidence = "".join(
         f"<li><code>{esc(line)}</code></li>" for line in cell.evidence[:EVIDENCE_LINES]
     )

@@ -18,7 +18,8 @@ from collections import Counter, defaultdict
 
 from codex_probe.probes.domain.watch import StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.reporting.history_view import FindingInfo, HistoryView, Release
+from codex_probe.reporting.history_files import Release
+from codex_probe.reporting.history_view import FindingInfo, HistoryView
 from codex_probe.reporting.site.look import (
     BREAKING,
     BREAKING_NONE,
@@ -155,12 +156,12 @@ def _finding_cell(
 ) -> str:
     if not release.probed:
         return _cell(NOT_INSTALLABLE, None)
-    cell = release.cells.get(finding_id)
-    if cell is None:
+    found = release.findings.get(finding_id)
+    if found is None:
         return _cell(NOT_RECORDED, None)
     mark = marks.get((finding_id, release.version), "")
     href = finding_href(finding_id, 0, release.version)
-    return _cell(VERDICTS.get(cell.verdict, NOT_RECORDED), href, mark)
+    return _cell(VERDICTS.get(found.finding.verdict, NOT_RECORDED), href, mark)
 
 
 def _surface_cell(release: Release, aspect: str, marks: dict[tuple[str, str], str]) -> str:
@@ -211,9 +212,9 @@ def _introduction(view: HistoryView) -> str:
     # Per required finding, the releases where it does not hold (a few named, then a count).
     not_holding: dict[str, list[str]] = {}
     for release in view.releases:
-        for cell in release.cells.values():
-            if cell.required and cell.verdict != "holds":
-                not_holding.setdefault(cell.finding, []).append(release.version)
+        for judged in (found.finding for found in release.findings.values()):
+            if judged.required and judged.verdict != "holds":
+                not_holding.setdefault(judged.id, []).append(release.version)
     named = [
         f"{finding} on {', '.join(found[:3])}"
         + (f" and {len(found) - 3} more release(s)" if len(found) > 3 else "")

@@ -12,7 +12,8 @@ from typing import Any
 from codex_probe.harness.codex.versions import version_key
 from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_command
 from codex_probe.probes.domain.watch import StateChange
-from codex_probe.reporting.history_view import Difference, HistoryView, Release
+from codex_probe.reporting.history_files import Release
+from codex_probe.reporting.history_view import Difference, HistoryView
 from codex_probe.reporting.site import dataset as model
 from codex_probe.reporting.site.look import (
     GROUP_TITLES,
@@ -46,7 +47,8 @@ def render_release(view: HistoryView, release: Release, record: model.PublishedR
         return page(f"codex-cli {version}", "\n".join(body), depth=DEPTH)
     counts = release.counts()
     seconds = f", in {release.seconds:.1f} s" if release.seconds is not None else ""
-    not_holding = [c.finding for c in release.cells.values() if c.required and c.verdict != "holds"]
+    judged = [found.finding for found in release.findings.values()]
+    not_holding = [f.id for f in judged if f.required and f.verdict != "holds"]
     body.append(
         "<p><b>"
         + (
@@ -205,9 +207,10 @@ def _verdicts(view: HistoryView, release: Release, record: model.PublishedReleas
     for group in ("required", "informative", "fidelity"):
         rows = []
         for info in (f for f in view.findings if f.group == group):
-            cell = release.cells.get(info.id)
-            if cell is None:
+            recorded = release.findings.get(info.id)
+            if recorded is None:
                 continue
+            cell = recorded.finding
             found = record.findings.get(info.id)
             bundle = (
                 f' · <a href="{DATA}{found.bundle.file}">bundle</a>'
