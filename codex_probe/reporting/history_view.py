@@ -27,7 +27,7 @@ from codex_probe.probes.domain.surface.classify import classify
 from codex_probe.probes.domain.surface.diff import SurfaceChange, diff_surfaces
 from codex_probe.probes.domain.surface.file import SurfaceFileError, load_surfaces
 from codex_probe.probes.domain.surface.release import Surface
-from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState
+from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, Watched
 from codex_probe.probes.domain.watch import State as WatchState
 from codex_probe.probes.releases.change_points import ChangePoint
 from codex_probe.probes.releases.history import (
@@ -74,14 +74,6 @@ class FindingInfo:
 
 
 @dataclass(frozen=True)
-class WatchedIssue:
-    issue: str
-    url: str
-    title: str = ""
-    findings: tuple[str, ...] = ()  # the findings that decide it, in the watch list's order
-
-
-@dataclass(frozen=True)
 class Difference:
     """A key whose value on release B differs from release A, and where it changed."""
 
@@ -119,9 +111,8 @@ class HistoryView:
         self.aspects = _ordered(aspect for r in releases for aspect in r.surface)
         # Decided once from the findings, as history.json's change points were.
         self._watch = watch_states(document) if records_watch(document) else {}
-        self.watched = [
-            WatchedIssue(w.issue, w.url, w.title, w.findings) for w in WATCHED if self._watch
-        ]
+        # The watch list's issues (each with the findings that decide it), when recorded.
+        self.watched: list[Watched] = list(WATCHED) if self._watch else []
         given = document.get("change_points")
         self.change_points_given = isinstance(given, list)
         if not isinstance(given, list):  # an older history: the ones it would list today
@@ -181,7 +172,7 @@ class HistoryView:
         deciding = watched.findings if watched else ()
         return [f.id for f in self.findings if f.id in deciding]
 
-    def issues_decided_by(self, finding_id: str) -> list[WatchedIssue]:
+    def issues_decided_by(self, finding_id: str) -> list[Watched]:
         """The watched issues a finding decides (the watch list says which)."""
         return [w for w in self.watched if finding_id in w.findings]
 
