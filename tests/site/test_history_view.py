@@ -3,12 +3,15 @@ history.json and verdicts, and the fields newer histories add when they are ther
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from codex_probe.probes.domain.findings import Finding, Verdict
 from codex_probe.probes.domain.surface.release import ASPECTS
+from codex_probe.probes.domain.verdict_file import load_verdict
 from codex_probe.probes.domain.watch import WATCH_FINDINGS, WATCHED, State
 from codex_probe.probes.releases.grid import describe
 from codex_probe.probes.releases.history import load_history, save_history
@@ -163,6 +166,31 @@ def test_the_verdict_file_adds_the_statement_evidence_and_bundle_to_each_finding
     release = view.release(MOVED)
     assert release is not None and release.profile_file is not None
     assert release.profile_file.name == f"{MOVED}.json"
+
+
+def test_a_recorded_finding_is_its_verdict_files_finding_with_history_jsons_record_in_place(
+    tmp_path: Path,
+) -> None:
+    folder = write_history(tmp_path)
+    path = folder / "history.json"
+    document = json.loads(path.read_text())
+    recorded = document["releases"][MOVED]["findings"]["steer-mid-answer-keeps-reply"]
+    recorded.update(verdict="broken", summary="harness broken: recorded after the verdict file")
+    path.write_text(json.dumps(document))
+    found = HistoryView.load(folder).recorded(MOVED, "steer-mid-answer-keeps-reply")
+    assert found is not None and isinstance(found.finding, Finding)
+    # history.json's record, which its change points were computed from, wins ...
+    assert found.finding.verdict is Verdict.BROKEN
+    assert found.finding.summary == "harness broken: recorded after the verdict file"
+    # ... over the verdict file's, which adds what history.json does not keep.
+    judged = load_verdict(folder / "releases" / MOVED / "verdict.json")
+    kept = judged.findings[MOVED]["steer-mid-answer-keeps-reply"]
+    assert kept.verdict is Verdict.CHANGED
+    assert (found.finding.statement, found.finding.evidence, found.finding.repro) == (
+        kept.statement,
+        kept.evidence,
+        kept.repro,
+    )
 
 
 def test_a_history_without_verdict_files_is_read_from_history_json_alone(tmp_path: Path) -> None:
