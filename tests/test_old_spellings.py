@@ -81,6 +81,6 @@ def test_an_old_spelling_parses_as_the_new_one_and_says_so_in_one_line(
 
 
 def test_schema_diff_s_old_alluredir_still_writes_there(tmp_path: Path) -> None:
-    words = ["schema-diff", "--from", "a", "--to", "b", "--alluredir", str(tmp_path)]
+    words = ["schema-diff", "--from", "0.1.0", "--to", "0.2.0", "--alluredir", str(tmp_path)]
     args = build_parser(words).parse_args(words)
     assert args.alluredir == tmp_path and args.out is None

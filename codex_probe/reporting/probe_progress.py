@@ -65,12 +65,14 @@ class ProbeProgress:
             running = ", ".join(f"{b} {s}" for b, s in self._running) or "none"
             self._say(f"{self._count()} so far; running: {running}")
 
-    def finish(self) -> None:
-        """The release is done: its line (the bar, if any, goes)."""
+    def finish(self, *, say: bool = True) -> None:
+        """The release is done: its line (the bar, if any, goes). Without `say`, no line:
+        a release nothing can drive is told in one line, by the caller."""
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        self._say(f"{self._count()} in {time.monotonic() - self._started:.1f} s")
+        if say:
+            self._say(f"{self._count()} in {time.monotonic() - self._started:.1f} s")
 
     def _count(self) -> str:
         total = sum(self._done.values())

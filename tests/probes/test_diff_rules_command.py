@@ -47,7 +47,7 @@ def stored(tmp_path: Path) -> Path:
 
 
 def diff(stored: Path, a: str, b: str, *more: str, **kw: Any) -> Any:
-    return codex_probe("diff", a, b, "--surfaces", str(stored), *more, **kw)
+    return codex_probe("diff", "--from", a, "--to", b, "--surfaces", str(stored), *more, **kw)
 
 
 def test_fail_on_err_exits_1_on_a_retired_request_enum_value_and_0_on_a_pair_that_adds(

@@ -524,6 +524,8 @@ def test_an_explored_default_that_flips_is_a_change_point_of_the_exploration_row
             "last_same": "0.1.0",
             "before": {"answer": {"approvalPolicy": '"on-request"'}},
             "after": {"answer": {"approvalPolicy": '"never"'}},
+            "rule": "response-field-retyped",
+            "severity": "ERR",
         }
     ]
     assert "1 key(s) changed: thread/start none minimal" in render_svg(document)

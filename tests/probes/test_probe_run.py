@@ -58,8 +58,9 @@ def test_the_terminal_reads_as_findings_in_spec_order_not_as_a_failed_test_run(
     counts = [line for line in terminal.splitlines() if line.startswith("codex ")]
     assert re.search(r"assumptions: \d+ holds, \d+ changed, .*; fake versus real: ", counts[-1])
     closing = terminal.splitlines()[-2:]
-    assert closing[0].startswith("next: codex-probe report --codex ")
-    assert "codex-probe gate --codex " in closing[1]
+    # The command as the shell finds it (cli/commands/invocation.py), then the report.
+    assert closing[0].startswith("next: ") and " report --codex " in closing[0]
+    assert " gate --codex " in closing[1]
 
 
 def test_every_assumption_and_every_fidelity_check_gets_a_verdict_and_none_is_broken(

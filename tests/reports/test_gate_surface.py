@@ -197,7 +197,7 @@ def test_an_explored_default_of_a_method_the_driver_sends_that_flips_fails_the_s
     code, lines = gate(capsys, verdict, "--surface")
     assert code == 1
     failed = next(line for line in lines if line.startswith("[FAIL]"))
-    assert f"surface exploration {key}: changed since {BASE}" in failed
+    assert f"surface exploration {key}: ERR response-field-retyped: changed since {BASE}" in failed
     accepted = accepting(tmp_path, f"exploration {key}")
     code, _ = gate(capsys, verdict, "--surface", "--baseline", str(accepted))
     assert code == 0

@@ -276,5 +276,16 @@ def test_a_surface_change_is_told_by_its_keys_and_values_not_two_digests(
             "before": {"$": "object", "thread": "object"},
             "after": {"$": "object", "thread": "object", "thread.fresh": "boolean"},
             "driver_relevant": True,
+            "rule": "response-field-added",
+            "severity": "INFO",
+            "details": [
+                {
+                    "rule": "response-field-added",
+                    "severity": "INFO",
+                    "where": "thread.fresh",
+                    "before": None,
+                    "after": "boolean",
+                }
+            ],
         }
     ]

@@ -154,13 +154,16 @@ def symbol(state: Look, extra: str = "", title: str = "") -> str:
     return f'<span class="{classes}" title="{tip}">{state.symbol}</span>'
 
 
-def verdict_state(verdict: str | None) -> Look:
-    return VERDICTS.get(verdict or "", NOT_RECORDED)
+def verdict_state(verdict: object) -> Look:
+    """The look of a recorded verdict; anything but a known verdict's word (a change
+    point's value may be any JSON) is not recorded."""
+    return VERDICTS.get(verdict, NOT_RECORDED) if isinstance(verdict, str) else NOT_RECORDED
 
 
-def verdict_words(verdict: str | None) -> str:
+def verdict_words(verdict: object) -> str:
     state = verdict_state(verdict)
-    return f"{symbol(state)} {esc(verdict or 'not recorded')}"
+    shown = verdict if isinstance(verdict, str) and verdict else "not recorded"
+    return f"{symbol(state)} {esc(shown)}"
 
 
 def value(value: Any) -> str:

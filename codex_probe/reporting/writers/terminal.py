@@ -49,8 +49,8 @@ class ProbeTerminal(Writer):
             return ()
         self.progress.on_event(event)
         if isinstance(event, ReleaseProbed):
-            self.progress.finish()
             run = event.run
+            self.progress.finish(say=run.undrivable is None)
             if run.surface is not None:
                 self.surfaces[run.version] = run.surface
             if run.undrivable is not None:
