@@ -180,3 +180,17 @@ def test_the_chaos_campaign_runs_only_when_asked_for() -> None:
     assert "chaos" not in noxfile["nox"].options.sessions
     pytest_options = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["tool"]["pytest"]
     assert not any(path.startswith("tools") for path in pytest_options["ini_options"]["testpaths"])
+
+
+def test_the_noxfile_reads_the_release_matrix_with_the_standard_library_alone() -> None:
+    # nox's own venv holds nox and nothing of ours: versions.py must import nothing else
+    # (a msgspec import there broke every session of a fresh clone). -S: no site-packages.
+    versions = Path(__file__).resolve().parents[1] / "codex_probe/harness/codex/versions.py"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", f"import runpy; runpy.run_path({str(versions)!r})"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr

@@ -12,12 +12,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import jsonschema
 import msgspec
 
+from codex_probe.harness.codex.versions import VERSION_PATTERN
 from codex_probe.harness.files import read_json
+
+# A version as a key or value of a file format: the schema says what versions.py checks.
+Version = Annotated[str, msgspec.Meta(pattern=VERSION_PATTERN)]
 
 # A wrong value is quoted in the message; a file may hold megabytes in one field.
 SHOWN = 80

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Annotated
-
-import msgspec
 
 # The latest published @openai/codex on 2026-12-01.
 DEFAULT_CODEX_VERSION = "0.171.0"
@@ -25,8 +22,6 @@ VERSION_PATTERN = (
     r"^[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}(?:-[0-9A-Za-z-]{1,30}(?:\.[0-9A-Za-z-]{1,30}){0,4})?$"
 )
 _VERSION = re.compile(VERSION_PATTERN)
-# A version as a key or value of a file format (file_format.py): the schema says the same.
-Version = Annotated[str, msgspec.Meta(pattern=VERSION_PATTERN)]
 _RELEASE = re.compile(r"[0-9]{1,9}\.[0-9]{1,9}\.[0-9]{1,9}")
 
 

@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from codex_probe.harness.codex.versions import Version, version_key
-from codex_probe.harness.file_format import check_document
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.file_format import Version, check_document
 from codex_probe.harness.files import read_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.findings import (

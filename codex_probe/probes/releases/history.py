@@ -36,8 +36,8 @@ from typing import Annotated, Any, Literal
 import filelock
 import msgspec
 
-from codex_probe.harness.codex.versions import Version, version_key
-from codex_probe.harness.file_format import read_document
+from codex_probe.harness.codex.versions import version_key
+from codex_probe.harness.file_format import Version, read_document
 from codex_probe.harness.files import inside, plain_name, write_json
 from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
