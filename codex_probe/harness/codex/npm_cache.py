@@ -46,6 +46,15 @@ def npm_cache_env(root: Path | None = None) -> dict[str, str]:
     if chosen_by_caller() is not None:
         return {}
     folder = npm_cache_dir(root)
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        writable = os.access(folder.parent, os.W_OK)
+    except OSError:
+        writable = False
+    if not writable:
+        # A cache it cannot write (read-only): npm keeps its own, so that `npm view` still
+        # answers and the install itself says, in one line, why it cannot go there.
+        return {}
     in_use.hold(folder.parent, NAME)
     return {"npm_config_cache": str(folder)}
 

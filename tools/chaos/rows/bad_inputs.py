@@ -146,7 +146,7 @@ BAD_INPUTS = [
         _codex_probe("gate", "--baseline", "baseline.toml", "--no-run"),
     ),
     BadInput("repro an unknown finding", 2, "unknown finding", _codex_probe("repro", "x")),
-    BadInput("learn unpublished", 2, "not published", _codex_probe("learn", "9.9.9")),
+    BadInput("learn unpublished", 2, "not published", _codex_probe("learn", "--codex", "9.9.9")),
     BadInput(
         "fake-codex --script bad, no CODEX_HOME",
         2,

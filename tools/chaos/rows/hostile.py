@@ -98,22 +98,22 @@ def evil_version(ctx: Context) -> Observed:
 
 
 HOSTILE_VERSION_COMMANDS: list[list[str]] = [
-    ["install", "V"],
-    ["schema", "V"],
-    ["validate", "V", "/dev/null"],
+    ["install", "--codex", "V"],
+    ["schema", "--codex", "V"],
+    ["validate", "--codex", "V", "/dev/null"],
     ["smoke", "--codex", "V"],
     ["probe", "--codex", "V"],
-    ["learn", "V"],
+    ["learn", "--codex", "V"],
     ["repro", "start-applies-instructions", "--codex", "V"],
     ["watch", "--codex", "V"],
-    ["bisect", "start-applies-instructions", "--good", "V", "--bad", VERSION],
+    ["bisect", "start-applies-instructions", "--from", "V", "--to", VERSION],
     ["history", "--from", "V", "--to", VERSION],
-    ["diff", "V", VERSION],
+    ["diff", "--from", "V", "--to", VERSION],
     ["drive", "--codex", "V", "--message", "hi"],
     ["report", "--codex", "V"],
     ["gate", "--codex", "V"],
     ["can-i-upgrade", "--from", "V", "--to", VERSION],
-    ["schema-diff", "V", VERSION],
+    ["schema-diff", "--from", "V", "--to", VERSION],
 ]
 
 
@@ -190,7 +190,9 @@ WRONG_TYPES: list[tuple[str, Callable[[Context], list[str]], int, str]] = [
         "diff --surfaces, missing: 5",
         lambda ctx: [
             "diff",
+            "--from",
             VERSION,
+            "--to",
             VERSION,
             "--surfaces",
             str(_surface_file(ctx, {"format": 1, "aspects": {}, "missing": 5})),
@@ -252,7 +254,9 @@ def two_histories(ctx: Context) -> Observed:
 
 def unpublished_leftovers(ctx: Context) -> Observed:
     cache = ctx.folder / "cache"
-    run = _codex_probe(ctx, "install", "0.0.999", env=ctx.env(CODEX_PROBE_CACHE=str(cache)))
+    run = _codex_probe(
+        ctx, "install", "--codex", "0.0.999", env=ctx.env(CODEX_PROBE_CACHE=str(cache))
+    )
     problems = _usage_line(run, 1, "not published")
     if left := sorted(p.name for p in (cache / "codex").glob("*")) if cache.exists() else []:
         problems.append(f"left {', '.join(left)}")
@@ -264,7 +268,7 @@ def full_cache_disk(ctx: Context) -> Observed:
         return Observed(True, f"NOT RUN: no tmpfs can be mounted here ({why})")
     cache = ctx.folder / "cache"
     cache.mkdir()
-    argv = [*CODEX_PROBE, "install", NOT_CACHED]
+    argv = [*CODEX_PROBE, "install", "--codex", NOT_CACHED]
     # npm's own cache too: a tarball it already holds must not spare the full disk.
     env = ctx.env(CODEX_PROBE_CACHE=str(cache), NPM_CONFIG_CACHE=str(cache / "npm"))
     mount = f"mount -t tmpfs -o size=64m tmpfs {cache}"
@@ -284,7 +288,7 @@ def read_only_cache(ctx: Context) -> Observed:
     env = ctx.env(CODEX_PROBE_CACHE=str(cache))
     wrong = []
     for args, code, says in (
-        (["install", NOT_CACHED], 1, "cannot be installed into the cache"),
+        (["install", "--codex", NOT_CACHED], 1, "cannot be installed into the cache"),
         (["probe", "--codex", VERSION, "--out", str(ctx.folder / "p")], 2, "launchers"),
         (
             ["history", "--from", OLDER, "--to", OLDER, "--out", str(ctx.folder / "h")],
