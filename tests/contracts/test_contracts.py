@@ -228,3 +228,20 @@ def test_a_field_of_a_variant_is_required_only_of_a_client_that_sent_that_varian
     )  # fmt: skip
     found = [(c.rule, c.where) for c in _against_schema(sent, schema)]
     assert found == [("request-required-field-added", "params.model")]
+
+
+@pytest.mark.real
+def test_record_json_names_the_contract_its_release_its_counts_and_the_clients_exit_code(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "c.json"
+    done = codex_probe(
+        "record", "--codex", "0.150.0", "--out", str(out), "--json", "--",
+        sys.executable, CLIENT, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer = json.loads(done.stdout)  # the answer alone: what it says goes to stderr
+    assert answer["contract"] == str(out) and out.is_file()
+    assert answer["recorded_on"] == "0.150.0" and answer["client_exit_code"] == 0
+    assert answer["processes"] >= 1 and answer["interactions"] >= 1
+    assert "recorded " in done.stderr
