@@ -8,9 +8,9 @@ from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import (
-    DeprecatedPositional,
     add_codex_option,
     add_json_option,
+    add_old_version_positional,
 )
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
@@ -26,14 +26,7 @@ def register(subparsers: Any) -> None:
     )
     add_codex_option(parser, "the release to install")
     add_json_option(parser, "its version, binary and schema folder")
-    parser.add_argument(
-        "old_version",
-        action=DeprecatedPositional,
-        command="install",
-        old="VERSION (positional)",
-        new="--codex VERSION",
-        dests=("codex",),
-    )
+    add_old_version_positional(parser, "install")
     parser.set_defaults(handler=run)
 
 

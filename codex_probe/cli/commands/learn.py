@@ -14,10 +14,10 @@ import msgspec
 
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import (
-    DeprecatedPositional,
     add_codex_option,
     add_jobs_option,
     add_json_option,
+    add_old_version_positional,
 )
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import LEARNED
@@ -50,14 +50,7 @@ def register(subparsers: Any) -> None:
         "scenario broke.",
     )
     add_codex_option(parser, "the release to learn")
-    parser.add_argument(
-        "old_version",
-        action=DeprecatedPositional,
-        command="learn",
-        old="VERSION (positional)",
-        new="--codex VERSION",
-        dests=("codex",),
-    )
+    add_old_version_positional(parser, "learn")
     parser.add_argument(
         "--out",
         type=Path,

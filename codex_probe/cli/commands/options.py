@@ -242,3 +242,15 @@ def add_severity_levels_option(parser: Any) -> None:
         help="raise or lower rules: lines of `RULE-ID ERR|WARN|INFO` (# comments); "
         "`codex-probe rules` lists the ids",
     )
+
+
+def add_old_version_positional(parser: Any, command: str) -> None:
+    """`COMMAND VERSION`, the old spelling of `--codex VERSION`: still taken, one line says so."""
+    parser.add_argument(
+        "old_version",
+        action=DeprecatedPositional,
+        command=command,
+        old="VERSION (positional)",
+        new="--codex VERSION",
+        dests=("codex",),
+    )

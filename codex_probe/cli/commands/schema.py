@@ -8,9 +8,9 @@ from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import (
-    DeprecatedPositional,
     add_codex_option,
     add_json_option,
+    add_old_version_positional,
 )
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema, schema_hash
@@ -27,14 +27,7 @@ def register(subparsers: Any) -> None:
     )
     add_codex_option(parser, "the release whose schema to locate")
     add_json_option(parser, "its folder, hash and the methods it defines")
-    parser.add_argument(
-        "old_version",
-        action=DeprecatedPositional,
-        command="schema",
-        old="VERSION (positional)",
-        new="--codex VERSION",
-        dests=("codex",),
-    )
+    add_old_version_positional(parser, "schema")
     parser.set_defaults(handler=run)
 
 

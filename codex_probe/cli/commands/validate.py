@@ -15,9 +15,9 @@ from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.options import (
-    DeprecatedPositional,
     add_codex_option,
     add_json_option,
+    add_old_version_positional,
 )
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
@@ -41,14 +41,7 @@ def register(subparsers: Any) -> None:
     )
     add_codex_option(parser, "the release whose schema the transcript is checked against")
     add_json_option(parser, "every violation and the counts")
-    parser.add_argument(
-        "old_version",
-        action=DeprecatedPositional,
-        command="validate",
-        old="VERSION (positional)",
-        new="--codex VERSION",
-        dests=("codex",),
-    )
+    add_old_version_positional(parser, "validate")
     parser.add_argument(
         "transcript",
         type=Path,
