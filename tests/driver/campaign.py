@@ -197,14 +197,18 @@ def run_example(
     seeds: Seeds,
     *,
     driver_class: DriverFactory = CodexAppServerDriver,
+    request_timeout: float = REQUEST_TIMEOUT,
 ) -> Run:
-    """Run one schedule in its own event loop; the fake is gone when this returns."""
+    """Run one schedule in its own event loop; the fake is gone when this returns.
+    `request_timeout` is the driver's: short for the campaign, so that a hang is cheap."""
     run = Run(schedule)
     folder.mkdir(parents=True, exist_ok=True)
     script = folder / "schedule.jsonl"
     script.write_text(schedule.to_jsonl(), encoding="utf-8")
     launcher = write_launcher(folder / "bin", profile=schedule.profile, script=script)
-    asyncio.run(_run_catching(schedule, launcher, folder, seeds, driver_class, run))
+    asyncio.run(
+        _run_catching(schedule, launcher, folder, seeds, driver_class, request_timeout, run)
+    )
     return run
 
 
@@ -214,10 +218,11 @@ async def _run_catching(
     folder: Path,
     seeds: Seeds,
     driver_class: DriverFactory,
+    request_timeout: float,
     run: Run,
 ) -> None:
     try:
-        await _run(schedule, launcher, folder, seeds, driver_class, run)
+        await _run(schedule, launcher, folder, seeds, driver_class, request_timeout, run)
     except Exception:
         run.unexpected = traceback.format_exc()
 
@@ -228,6 +233,7 @@ async def _run(
     folder: Path,
     seeds: Seeds,
     driver_class: DriverFactory,
+    request_timeout: float,
     run: Run,
 ) -> None:
     session_id = {
@@ -258,7 +264,7 @@ async def _run(
             run.pid = client.server.pid
             run.note(f"fake {schedule.profile} started (pid {run.pid})")
             try:
-                driver = driver_class(client, request_timeout=REQUEST_TIMEOUT)
+                driver = driver_class(client, request_timeout=request_timeout)
                 try:
                     async with asyncio.timeout(EXAMPLE_DEADLINE):
                         await _drive(schedule, driver, config, run)

@@ -289,11 +289,17 @@ class ForgetsTheDeveloperInstructions(CodexAppServerDriver):
         return await super().start_thread(replace(config, developer_instructions=""))
 
 
+# Each mutant runs with a request timeout of its own. Where a fault must time out (a hang,
+# a delay), the delay is well past it; everywhere else the timeout is long, so that on a
+# loaded machine no other call times out and turns the path the mutant breaks into
+# "outcome unknown" (the campaign's 0.4 s once did, and second-fallback went uncaught).
+PATIENT = 60.0
 MUTANTS = [
     pytest.param(
         FallsBackOnATimeout,
         Schedule(session="missing", faults=(FaultRule("thread/resume", "hang", call=1),)),
         "[fallback]",
+        3.0,
         id="fallback-on-timeout",
     ),
     pytest.param(
@@ -303,11 +309,12 @@ MUTANTS = [
             # The later message goes by turn/start once the first turn is over, or by a
             # steer while it still runs (under load it can): either way it times out.
             faults=(
-                FaultRule("turn/start", "delay", call=2, seconds=0.6),
-                FaultRule("turn/steer", "delay", call=1, seconds=0.6),
+                FaultRule("turn/start", "delay", call=2, seconds=8.0),
+                FaultRule("turn/steer", "delay", call=1, seconds=8.0),
             ),
         ),
         "[replay]",
+        3.0,
         id="replay-after-unknown",
     ),
     pytest.param(
@@ -317,24 +324,39 @@ MUTANTS = [
             faults=(FaultRule("turn/start", "error", call=1, error="thread_not_found"),),
         ),
         "[fallback]",
+        PATIENT,
         id="second-fallback",
     ),
     pytest.param(
         ForgetsTheDeveloperInstructions,
         Schedule(session="malformed"),
         "[fresh]",
+        PATIENT,
         id="fresh-thread-without-instructions",
     ),
 ]
 
 
-@pytest.mark.parametrize(("mutant", "schedule", "rule"), MUTANTS)
+@pytest.mark.parametrize(("mutant", "schedule", "rule", "request_timeout"), MUTANTS)
 def test_the_campaign_catches_a_driver_that_breaks_a_rule(
-    campaign: Campaign, mutant: type[CodexAppServerDriver], schedule: Schedule, rule: str
+    campaign: Campaign,
+    mutant: type[CodexAppServerDriver],
+    schedule: Schedule,
+    rule: str,
+    request_timeout: float,
 ) -> None:
-    honest = check_invariants(run_example(schedule, campaign.example_folder(), campaign.seeds))
-    assert honest == []
-    broken = check_invariants(
-        run_example(schedule, campaign.example_folder(), campaign.seeds, driver_class=mutant)
-    )
+    def run(driver_class: type[CodexAppServerDriver]) -> list[str]:
+        folder = campaign.example_folder()
+        return check_invariants(
+            run_example(
+                schedule,
+                folder,
+                campaign.seeds,
+                driver_class=driver_class,
+                request_timeout=request_timeout,
+            )
+        )
+
+    assert run(CodexAppServerDriver) == []
+    broken = run(mutant)
     assert any(v.startswith(rule) for v in broken), broken
