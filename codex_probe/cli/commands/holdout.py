@@ -177,6 +177,7 @@ def summary_lines(found: Holdout, replay: str) -> list[str]:
         f"differing: {counts['differing']} of {counts['stable']} stable steps "
         f"({counts['differing %']:.2f} %; the bar is {BAR:.0%})"
     )
+    lines += [f"  {count:4}  {how}" for how, count in counts["how"].items()]
     for step in compared.differing:
         lines += ["", *step_lines(step, replay, work)]
     if compared.unstable:
@@ -189,7 +190,7 @@ def summary_lines(found: Holdout, replay: str) -> list[str]:
 def step_lines(step: Step, replay: str, work: Work) -> list[str]:
     """A step: where it is, what was sent (a walk: its steps), each run's masked outcome,
     and the command that replays it."""
-    lines = [f"- {step.key}: {step.method}" + ("" if step.walk else f" ({step.state})")]
+    lines = [f"- {step.key}: {step.how}"]
     if step.walk is None:
         lines.append(f"    params: {json.dumps(step.params, sort_keys=True)}")
     else:

@@ -9,7 +9,8 @@ enumerated field (enum, tagged alternative, boolean) at a value of its own draw,
 change together, numbers within the schema's bounds, free strings other than the
 exploration's. The exploration's fixtures (fixtures.py) still fill what they fill (a live
 thread's id, the exploration's folders, the booleans kept off so codex reaches nothing
-real), and a call the exploration leaves unsent on purpose (methods.py) stays unsent.
+real), a field a method's own fixture sets is always sent (a goal set `paused`), and a
+call the exploration leaves unsent on purpose (methods.py) stays unsent.
 
 Each method gets its resampled calls in the states where the exploration calls it validly
 (a thread method in every state, any other in `none`; methods.py says which are only
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codex_probe.probes.explore.fixtures import fill_for
+from codex_probe.probes.explore.fixtures import BY_METHOD, fill_for
 from codex_probe.probes.explore.methods import policy_of
 from codex_probe.probes.explore.plan import Cell, Plan, make_plan
 from codex_probe.probes.explore.schema_values import (
@@ -61,11 +62,17 @@ class Resampled:
 class Drawer:
     """Draws values of a schema's nodes at random, with the exploration's fixtures."""
 
-    def __init__(self, builder: Builder, chance: random.Random, seed: int) -> None:
+    def __init__(
+        self, builder: Builder, chance: random.Random, seed: int, kept: frozenset[str]
+    ) -> None:
         self.builder = builder
         self.tree = builder.tree
         self.chance = chance
         self.seed = seed
+        # Fields the method's own fixtures set (fixtures.BY_METHOD): always sent, as the
+        # exploration sends them (a goal set `paused`, so that codex does not start
+        # working on it by itself: its turn then falls in the call's window or not).
+        self.kept = kept
 
     def value(self, node: Any, path: Path_ = (), depth: int = 0) -> Any:
         tree, chance = self.tree, self.chance
@@ -125,7 +132,10 @@ class Drawer:
         return {
             name: self.value(sub, (*path, name), depth + 1)
             for name, sub in properties.items()
-            if name in required or self.chance.random() < PRESENT
+            if name in required
+            or name in self.kept
+            or ".".join((*path, name)) in self.kept
+            or self.chance.random() < PRESENT
         }
 
 
@@ -181,6 +191,10 @@ def resample(schema_dir: Path, seed: int, samples: int = 1) -> Resampled:
     return found
 
 
+def _kept(method: str) -> frozenset[str]:
+    return frozenset(BY_METHOD.get(method, {}))
+
+
 def _text(params: Any) -> str:
     return json.dumps(params, sort_keys=True)
 
@@ -188,7 +202,7 @@ def _text(params: Any) -> str:
 def _draw(tree: SchemaTree, node: Any, method: str, seed: int, sample: int, sent: set[str]) -> Any:
     """A valid call of `method` the exploration does not send; MISSING if none is drawn."""
     chance = random.Random(f"{seed} {method} {sample}")
-    drawer = Drawer(Builder(tree, fill_for(method)), chance, seed)
+    drawer = Drawer(Builder(tree, fill_for(method)), chance, seed, _kept(method))
     unsent = policy_of(method).unsent
     for _ in range(ATTEMPTS):
         params = _params(drawer, node)
@@ -228,7 +242,7 @@ def _invalid(tree: SchemaTree, node: Any, method: str, seed: int, sent: set[str]
     value; MISSING where the params have no fields."""
     chance = random.Random(f"{seed} {method} invalid")
     builder = Builder(tree, fill_for(method))
-    drawer = Drawer(builder, chance, seed)
+    drawer = Drawer(builder, chance, seed, _kept(method))
     for _ in range(ATTEMPTS):
         params = _params(drawer, node)
         if not isinstance(params, dict):

@@ -15,6 +15,8 @@ is *unstable*: it is counted apart, never among the differing ones, and never hi
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +26,10 @@ from codex_probe.probes.domain.surface.exploration import cell_value
 from codex_probe.probes.domain.surface.shape import mask_text
 
 SWEEP = "sweep"
+# A refused lifecycle step names the client's own request id (`turn/start (id 9) failed`):
+# the client's counter, not the release's behaviour.
+REQUEST_ID = re.compile(r" \(id \d+\)")
+UNKNOWN_METHOD = "unknown variant"
 
 
 @dataclass(frozen=True)
@@ -49,6 +55,30 @@ class Step:
         """The other run's outcome is not the real one's, on a step the real repeats."""
         return not self.unstable and self.other != self.real
 
+    @property
+    def how(self) -> str:
+        """How the other run differs (what the README's table counts), or "same"."""
+        if self.real == self.other:
+            return "same"
+        real, other = self.real or {}, self.other or {}
+        if "not run" in other or "not run" in real:
+            return "not run on one side"
+        refused, answered = "refused" in other, "answer" in other
+        unknown = refused and UNKNOWN_METHOD in str(other["refused"].get("message"))
+        if unknown and UNKNOWN_METHOD not in str((real.get("refused") or {}).get("message")):
+            return "the fake does not know the method"
+        if refused and "answer" in real:
+            return "the real answers, the fake refuses"
+        if answered and "refused" in real:
+            return "the real refuses, the fake answers"
+        if refused and "refused" in real:
+            return "both refuse, in other words"
+        if answered and "answer" in real and other["answer"] != real["answer"]:
+            return "both answer, with another shape or value"
+        if "said" in real or "said" in other:
+            return "a lifecycle step went otherwise"
+        return "the notifications differ"
+
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {
             "key": self.key,
@@ -58,6 +88,7 @@ class Step:
             "real": self.real,
             "other": self.other,
             "differs": self.differs,
+            "how": self.how,
             "unstable": self.unstable,
         }
         if self.control is not None:
@@ -99,6 +130,7 @@ class Comparison:
             "unstable and differing": sum(1 for step in self.unstable if step.other != step.real),
             "differing": len(self.differing),
             "differing %": round(100 * self.share, 2),
+            "how": dict(Counter(step.how for step in self.differing).most_common()),
         }
 
 
@@ -189,7 +221,7 @@ def walk_outcome(walk: dict[str, Any] | None, number: int, schemas: MessageSchem
         return {"not run": mask_text(f"the walk stopped: {what}" if what else "the walk stopped")}
     came = outcomes[number]
     if isinstance(came, str):
-        return {"said": mask_text(came)}
+        return {"said": REQUEST_ID.sub("", mask_text(came))}
     method = str(came.get("method"))
     if "error" in came:
         error = came.get("error") or {}

@@ -153,3 +153,37 @@ def test_a_walk_is_compared_step_by_step_with_the_sequence_that_leads_to_each(
     assert second.method == "thread/read"
     assert second.sequence == ("1. start -> T0", "2. thread/read resampled on T0")
     assert compared.differing[1].other == {"not run": "the walk stopped: the app-server stopped"}
+
+
+def test_each_differing_step_says_how_it_differs_and_the_counts_add_them_up(
+    schemas: MessageSchemas,
+) -> None:
+    unknown = refused(ONE_THREAD, "Invalid request: unknown variant `thread/read`, expected ")
+    compared = compare(
+        record(started(ONE_THREAD, "never"), refused(ONE_THREAD)),
+        record(started(ONE_THREAD, "on-request"), unknown),
+        schemas,
+    )
+    assert [step.how for step in compared.steps] == [
+        "both answer, with another shape or value",
+        "the fake does not know the method",
+    ]
+    assert compared.counts()["how"] == {
+        "both answer, with another shape or value": 1,
+        "the fake does not know the method": 1,
+    }
+
+
+def test_a_refused_lifecycle_step_is_compared_without_the_clients_request_id(
+    schemas: MessageSchemas,
+) -> None:
+    said = "refused: turn/start (id {}) failed with error -32600: thread not found: " + ONE_THREAD
+    compared = compare(
+        record(walks=[walk([said.format(9)], steps=1)]),
+        record(walks=[walk([said.format(11)], steps=1)]),
+        schemas,
+    )
+    assert compared.differing == []
+    assert compared.steps[0].real == {
+        "said": "refused: turn/start failed with error -32600: thread not found: <id>"
+    }

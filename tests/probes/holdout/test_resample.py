@@ -98,3 +98,14 @@ def test_a_walk_of_the_resampled_work_calls_resampled_thread_methods(
     calls = [step.cell for step in steps if step.cell is not None]
     assert calls
     assert all(c.variant == RESAMPLED and c.state == IDLE for c in calls)
+
+
+def test_a_field_the_methods_own_fixture_sets_is_always_sent(default_codex: Installation) -> None:
+    goals = [
+        cell.params
+        for seed in range(1, 11)
+        for cell in resample(default_codex.schema_dir, seed).plan.cells
+        if cell.method == "thread/goal/set" and cell.kind == "valid"
+    ]
+    assert goals
+    assert {goal.get("status") for goal in goals} == {"paused"}  # never working on its own
