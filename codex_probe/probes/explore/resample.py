@@ -9,7 +9,8 @@ enumerated field (enum, tagged alternative, boolean) at a value of its own draw,
 change together, numbers within the schema's bounds, free strings other than the
 exploration's. The exploration's fixtures (fixtures.py) still fill what they fill (a live
 thread's id, the exploration's folders, the booleans kept off so codex reaches nothing
-real), a field a method's own fixture sets is always sent (a goal set `paused`), and a
+real; a few of them drawn among other values the exploration owns: ALTERNATIVES), a field
+a method's own fixture sets is always sent as it is (a goal set `paused`), and a
 call the exploration leaves unsent on purpose (methods.py) stays unsent.
 
 Each method gets its resampled calls in the states where the exploration calls it validly
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codex_probe.probes.explore.fixtures import BY_METHOD, fill_for
+from codex_probe.probes.explore.fixtures import AUDIO, BY_METHOD, IMAGE, UNKNOWN, WORK, fill_for
 from codex_probe.probes.explore.methods import policy_of
 from codex_probe.probes.explore.plan import Cell, Plan, make_plan
 from codex_probe.probes.explore.schema_values import (
@@ -39,6 +40,15 @@ from codex_probe.probes.explore.schema_values import (
     SchemaTree,
 )
 
+# Other values the exploration owns, for a field its fixtures fill by name: another file it
+# lays out to read, a turn nobody has, other bytes to write, another search.
+ALTERNATIVES: dict[str, tuple[Any, ...]] = {
+    "path": (IMAGE, AUDIO, f"{WORK}/files"),
+    "turnId": (UNKNOWN,),
+    "dataBase64": ("aG9sZG91dA==",),
+    "deltaBase64": ("aG9sZG91dA==",),
+    "query": ("image",),
+}
 RESAMPLED = "resampled"
 RESAMPLED_INVALID = "resampled invalid"
 # Draws of one call before a method is said to have nothing out of sample.
@@ -79,7 +89,9 @@ class Drawer:
         resolved = tree.resolve(node)
         given = self.builder.fill(path, resolved if isinstance(resolved, dict) else {})
         if given is not MISSING:
-            return given
+            name = path[-1] if path else ""
+            others = () if name in self.kept else ALTERNATIVES.get(name, ())
+            return chance.choice((given, *others))
         if depth > MAX_DEPTH or not isinstance(resolved, dict) or tree.is_any(resolved):
             return STRING if tree.is_any(resolved) else None
         if "const" in resolved:

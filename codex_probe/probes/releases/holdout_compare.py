@@ -29,6 +29,8 @@ SWEEP = "sweep"
 # A refused lifecycle step names the client's own request id (`turn/start (id 9) failed`):
 # the client's counter, not the release's behaviour.
 REQUEST_ID = re.compile(r" \(id \d+\)")
+# A wait that ran out names how long it waited (`within 10.09s`): the machine's timing.
+ELAPSED = re.compile(r"\b\d+(\.\d+)?s\b")
 UNKNOWN_METHOD = "unknown variant"
 
 
@@ -221,7 +223,7 @@ def walk_outcome(walk: dict[str, Any] | None, number: int, schemas: MessageSchem
         return {"not run": mask_text(f"the walk stopped: {what}" if what else "the walk stopped")}
     came = outcomes[number]
     if isinstance(came, str):
-        return {"said": REQUEST_ID.sub("", mask_text(came))}
+        return {"said": ELAPSED.sub("<s>", REQUEST_ID.sub("", mask_text(came)))}
     method = str(came.get("method"))
     if "error" in came:
         error = came.get("error") or {}

@@ -187,3 +187,16 @@ def test_a_refused_lifecycle_step_is_compared_without_the_clients_request_id(
     assert compared.steps[0].real == {
         "said": "refused: turn/start failed with error -32600: thread not found: <id>"
     }
+
+
+def test_a_wait_that_ran_out_in_a_walk_is_compared_without_how_long_it_waited(
+    schemas: MessageSchemas,
+) -> None:
+    said = "refused: notification turn/started did not arrive within {}s"
+    compared = compare(
+        record(walks=[walk([said.format("10.00")], steps=1)]),
+        record(walks=[walk([said.format("10.09")], steps=1)]),
+        schemas,
+    )
+    assert compared.differing == []
+    assert compared.steps[0].real == {"said": said.format("").replace(" s", " <s>")}
