@@ -66,8 +66,8 @@ class Step:
         if "not run" in other or "not run" in real:
             return "not run on one side"
         refused, answered = "refused" in other, "answer" in other
-        unknown = refused and UNKNOWN_METHOD in str(other["refused"].get("message"))
-        if unknown and UNKNOWN_METHOD not in str((real.get("refused") or {}).get("message")):
+        unknown = f"{UNKNOWN_METHOD} `{self.method}`"
+        if refused and unknown in str(other["refused"].get("message")):
             return "the fake does not know the method"
         if refused and "answer" in real:
             return "the real answers, the fake refuses"
@@ -195,7 +195,7 @@ def _walks(
         for number, told in enumerate(steps):
             yield Step(
                 f"walk {seed} step {number + 1}",
-                _step_method(told),
+                _step_method(told, walk, others.get(seed), number=number),
                 "walk",
                 told,
                 walk_outcome(walk, number, schemas),
@@ -206,10 +206,14 @@ def _walks(
             )
 
 
-def _step_method(told: str) -> str:
-    """A walk step's method: a call's (`thread/read minimal on T0`), else its action."""
-    first = told.split(" ", 1)[0]
-    return first if "/" in first else told.split(" T", 1)[0].strip()
+def _step_method(told: str, *walks: dict[str, Any] | None, number: int = 0) -> str:
+    """A walk step's method: the one its call named (`unarchive T0` calls
+    thread/unarchive), else its action (`fork`)."""
+    for walk in walks:
+        outcomes = (walk or {}).get("outcomes") or []
+        if number < len(outcomes) and isinstance(outcomes[number], dict):
+            return str(outcomes[number].get("method"))
+    return told.split(" T", 1)[0].split(" ", 1)[0].strip() or told
 
 
 def walk_outcome(walk: dict[str, Any] | None, number: int, schemas: MessageSchemas) -> Any:

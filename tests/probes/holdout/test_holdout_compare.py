@@ -159,14 +159,15 @@ def test_each_differing_step_says_how_it_differs_and_the_counts_add_them_up(
     schemas: MessageSchemas,
 ) -> None:
     unknown = refused(ONE_THREAD, "Invalid request: unknown variant `thread/read`, expected ")
+    value = "Invalid request: unknown variant `explore-unknown-value`, expected "
     compared = compare(
-        record(started(ONE_THREAD, "never"), refused(ONE_THREAD)),
+        record(started(ONE_THREAD, "never"), refused(ONE_THREAD, value)),
         record(started(ONE_THREAD, "on-request"), unknown),
         schemas,
     )
     assert [step.how for step in compared.steps] == [
         "both answer, with another shape or value",
-        "the fake does not know the method",
+        "the fake does not know the method",  # though the release refused an unknown value
     ]
     assert compared.counts()["how"] == {
         "both answer, with another shape or value": 1,
@@ -200,3 +201,17 @@ def test_a_wait_that_ran_out_in_a_walk_is_compared_without_how_long_it_waited(
     )
     assert compared.differing == []
     assert compared.steps[0].real == {"said": said.format("").replace(" s", " <s>")}
+
+
+def test_a_walk_step_the_fake_refuses_as_an_unknown_method_says_so(
+    schemas: MessageSchemas,
+) -> None:
+    unknown = {"code": -32600, "message": "Invalid request: unknown variant `thread/unarchive`"}
+    real = walk(["started", {"method": "thread/unarchive", "result": {}}], steps=2)
+    fake = walk(["started", {"method": "thread/unarchive", "error": unknown}], steps=2)
+    real["steps"][1] = fake["steps"][1] = "unarchive T0"
+    compared = compare(record(walks=[real]), record(walks=[fake]), schemas)
+    assert [(step.method, step.how) for step in compared.differing] == [
+        ("thread/unarchive", "the fake does not know the method")
+    ]
+    assert compared.steps[0].method == "start"
