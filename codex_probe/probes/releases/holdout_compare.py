@@ -81,6 +81,26 @@ class Step:
             return "a lifecycle step went otherwise"
         return "the notifications differ"
 
+    def differences(self) -> list[tuple[str, Any, Any]]:
+        """Where the two outcomes differ: (where, the real one's, the other's), an
+        answer's shape path by path (`answer approvalPolicy`), anything else whole."""
+        found: list[tuple[str, Any, Any]] = []
+        real = self.real if isinstance(self.real, dict) else {"outcome": self.real}
+        other = self.other if isinstance(self.other, dict) else {"outcome": self.other}
+        for part in sorted(set(real) | set(other)):
+            mine, theirs = real.get(part), other.get(part)
+            if mine == theirs:
+                continue
+            if part == "answer" and isinstance(mine, dict) and isinstance(theirs, dict):
+                found += [
+                    (f"answer {path}", mine.get(path), theirs.get(path))
+                    for path in sorted(set(mine) | set(theirs))
+                    if mine.get(path) != theirs.get(path)
+                ]
+            else:
+                found.append((part, mine, theirs))
+        return found
+
     def to_json(self) -> dict[str, Any]:
         found: dict[str, Any] = {
             "key": self.key,

@@ -73,8 +73,7 @@ def test_an_enumerated_value_of_an_answer_that_differs_is_a_differing_step(
     )
     assert [step.key for step in compared.differing] == ["thread/start none resampled"]
     step = compared.differing[0]
-    assert step.real["answer"]["approvalPolicy"] == '"never"'
-    assert step.other["answer"]["approvalPolicy"] == '"on-request"'
+    assert step.differences() == [("answer approvalPolicy", '"never"', '"on-request"')]
     assert compared.counts()["differing %"] == 100.0
 
 
