@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "codex_probe.cli.commands.diff",
     "codex_probe.cli.commands.rules",
     "codex_probe.cli.commands.explore",
+    "codex_probe.cli.commands.holdout",
     "codex_probe.cli.commands.compile",
     "codex_probe.cli.commands.drive",
     "codex_probe.cli.commands.report",

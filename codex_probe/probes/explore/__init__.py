@@ -14,6 +14,8 @@ method x state x variant (docs/exploration.md).
     outbound.py       where codex's outbound HTTP goes instead of the network
     run.py            one exploration of a release: its lanes, processes and cells
     walks.py          seeded random walks through the states, replayable from their seed
+    resample.py       out-of-sample calls: drawn anew with a seed of their own, none of them
+                      one the exploration sends (for `codex-probe holdout`)
     record.py         what an exploration recorded (exploration.json), for the surface and
                       for learning the fake
 """

@@ -13,7 +13,9 @@ exploration.json (`codex-probe explore --record FILE`), format 1:
                 "outbound": ["CONNECT host:443", ...]}],
      "unsent": [{"method", "variant", "why"}],
      "outbound": {"none": ["CONNECT chatgpt.com:443", ...], "threads": [...]},
-     "walks": [{"seed", "steps": [...], "surprises": [...]}],
+     "walks": [{"seed", "steps": [...], "done", "answers": [...],
+                "outcomes": [each step's answer: {"method", "result" | "error"}, or
+                             what a lifecycle step said], "surprise"}],
      "surprises": [{"what", "cell" | "walk", "steps", "reproduce"}]}
 
 Params keep their placeholders (fixtures.py); answers and notifications have the values

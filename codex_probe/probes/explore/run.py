@@ -27,7 +27,7 @@ from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
 from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
 from codex_probe.probes.explore.outbound import Outbound
-from codex_probe.probes.explore.plan import Cell, Plan, make_plan
+from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
 from codex_probe.probes.explore.states import (
     ARCHIVED,
@@ -207,11 +207,12 @@ async def explore(
     sweep: bool = True,
     walks: int = 0,
     steps: int = DEFAULT_STEPS,
+    walk_variants: tuple[str, ...] = (MINIMAL, FULL),
 ) -> ExplorationRecord:
     """Every cell of the release's plan (or only those named), on `backend`, unless not
     `sweep`; then `walks` random walks of `steps` steps, seeded `seed`, `seed + 1`...
     `on_lane` is given each lane's transcript as the lane ends (bench/probes.py replays
-    them)."""
+    them). A walk's calls are the plan's `walk_variants` in `idle`."""
     schema_dir = backend.schema_dir
     plan = plan or make_plan(schema_dir)
     if only:
@@ -261,7 +262,9 @@ async def explore(
         ]
         for number in range(walks):
             walk_lane = lane("walk", outbounds[1 + len(THREAD_LANES) + number])
-            result = await run_walk(walk_lane, plan, seed + number, steps, backend.version)
+            result = await run_walk(
+                walk_lane, plan, seed + number, steps, backend.version, walk_variants
+            )
             record.walks.append(result.to_json())
             if result.surprise is not None:
                 record.surprises.append(result.surprise)
@@ -270,9 +273,16 @@ async def explore(
     return record
 
 
-async def run_walk(lane: Lane, plan: Plan, seed: int, steps: int, version: str) -> WalkResult:
+async def run_walk(
+    lane: Lane,
+    plan: Plan,
+    seed: int,
+    steps: int,
+    version: str,
+    variants: tuple[str, ...] = (MINIMAL, FULL),
+) -> WalkResult:
     """The walk of `seed` on a lane of its own."""
-    drawn = draw(seed, plan, steps)
+    drawn = draw(seed, plan, steps, variants)
     async with Wiretap(responder=lane.replies) as tap:
         with ExploreHome(tap.base_url, lane.outbound.env()) as home:
             try:

@@ -80,11 +80,14 @@ class _Model:
         return made
 
 
-def draw(seed: int, plan: Plan, steps: int = DEFAULT_STEPS) -> list[Step]:
-    """The steps of the walk of `seed` (see the module)."""
+def draw(
+    seed: int, plan: Plan, steps: int = DEFAULT_STEPS, variants: tuple[str, ...] = (MINIMAL, FULL)
+) -> list[Step]:
+    """The steps of the walk of `seed` (see the module), its calls those of the plan's
+    `variants` in `idle`."""
     chance = random.Random(seed)
     calls = sorted(
-        (cell for cell in plan.cells if cell.state == "idle" and cell.variant in (MINIMAL, FULL)),
+        (cell for cell in plan.cells if cell.state == "idle" and cell.variant in variants),
         key=lambda cell: cell.key,
     )
     model = _Model()
@@ -121,6 +124,9 @@ class WalkResult:
     done: int = 0
     surprise: Surprise | None = None
     answers: list[str] = field(default_factory=list)
+    # Each step done, as it came back: a call's `{"method", "result" | "error"}`, or what
+    # a lifecycle step said ("forked", "refused: ..."): what holdout compares.
+    outcomes: list[Any] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -128,6 +134,7 @@ class WalkResult:
             "steps": [str(step) for step in self.steps],
             "done": self.done,
             "answers": self.answers,
+            "outcomes": self.outcomes,
             "surprise": None if self.surprise is None else self.surprise.to_json(),
         }
 
@@ -141,13 +148,15 @@ async def walk(
     reproduce = f"codex-probe explore --codex {version} --seed {seed} --walks 1 --no-sweep"
     for number, step in enumerate(steps):
         try:
-            said = await _step(lane, lab, step, subjects)
+            came = await _step(lane, lab, step, subjects)
         except (ServerError, NotificationTimeout) as refused:
-            said = f"refused: {str(refused).splitlines()[0]}"
+            came = f"refused: {str(refused).splitlines()[0]}"
         except (RequestTimeout, TransportError) as stopped:
             what = f"step {number + 1} ({step}): {str(stopped).splitlines()[0]}"
             result.surprise = Surprise(what, f"walk {seed}", _told(steps, number), reproduce)
             return result
+        said = came if isinstance(came, str) else _said(came)
+        result.outcomes.append(came)
         result.answers.append(said)
         result.done = number + 1
         broken = [v for v in lane.violations_since_walk() if v]
@@ -162,7 +171,10 @@ def _told(steps: list[Step], upto: int) -> tuple[str, ...]:
     return tuple(f"{number + 1}. {step}" for number, step in enumerate(steps[: upto + 1]))
 
 
-async def _step(lane: Lane, lab: ThreadLab, step: Step, subjects: dict[str, Subject]) -> str:
+async def _step(
+    lane: Lane, lab: ThreadLab, step: Step, subjects: dict[str, Subject]
+) -> str | dict[str, Any]:
+    """What the step said, or a call's answer (with its method)."""
     session = lab.session
     subject = subjects.get(step.thread)
     if step.action == "start":
@@ -177,7 +189,7 @@ async def _step(lane: Lane, lab: ThreadLab, step: Step, subjects: dict[str, Subj
         values = {"thread": subject.thread, "turn": subject.turn or UNKNOWN_ID}
         values.update({k: v for k, v in lane.values(step.cell, subject).items() if k not in values})
         params = substitute(step.cell.params, values)
-        return _said(await lane.checked_call(step.cell.method, params))
+        return {"method": step.cell.method, **await lane.checked_call(step.cell.method, params)}
     if step.action == "fork":
         subjects[step.made] = await lab.fork(subject)
         return "forked"
@@ -197,7 +209,7 @@ async def _step(lane: Lane, lab: ThreadLab, step: Step, subjects: dict[str, Subj
         method = {"unarchive": "thread/unarchive", "unsubscribe": "thread/unsubscribe"}.get(
             step.action, "thread/resume"
         )
-        return _said(await lane.checked_call(method, {"threadId": subject.thread}))
+        return {"method": method, **await lane.checked_call(method, {"threadId": subject.thread})}
     return "done"
 
 
