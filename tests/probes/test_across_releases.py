@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS
+from codex_probe.probes.domain.surface.file import load_surfaces
 from codex_probe.probes.runner.scenarios import SCENARIOS
 from tests.cli import codex_probe as run_codex_probe
 
@@ -122,6 +123,16 @@ def test_history_draws_the_move_in_the_grid_and_a_rerun_resumes(tmp_path: Path) 
         if p["kind"] == "surface"
     }
     assert ("model_requests start turn-1 #0", MOVED, BEFORE) in surface_points
+    # The newest release's points compare its surface, which was on disk when the history
+    # recorded it (it once was not: every key of the last release read as gone).
+    newest = load_surfaces(tmp_path / history["releases"][AFTER]["surface"]["path"])[AFTER]
+    held = {f"{aspect} {key}" for aspect, keys in newest.aspects.items() for key in keys}
+    gone = [
+        p["key"]
+        for p in history["change_points"]
+        if p["kind"] == "surface" and p["first_changed"] == AFTER and p["after"] is None
+    ]
+    assert not set(gone) & held, sorted(set(gone) & held)[:5]
     assert f"  {MOVED} (last same: {BEFORE}): " in done.stdout
     page = (tmp_path / "history.html").read_text()
     assert f"<b>base-developer-placement</b>: observed changed in <b>{MOVED}</b>" in page

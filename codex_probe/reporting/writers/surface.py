@@ -1,5 +1,7 @@
 """surface.json, written from a run's events: the surface of every release whose run read
-one (a run of some findings only reads none)."""
+one (a run of some findings only reads none), written as soon as the release is probed, so
+that a writer after this one (a history's record, which reads the file to find its change
+points) finds it."""
 
 from __future__ import annotations
 
@@ -19,8 +21,5 @@ class SurfaceWriter(Writer):
     def handle(self, event: Event) -> Sequence[Event]:
         if isinstance(event, ReleaseProbed) and event.run.surface is not None:
             self.surfaces[event.run.version] = event.run.surface
-        return ()
-
-    def finish(self, *, complete: bool) -> None:
-        if self.surfaces:
             write_surfaces(self.path, self.surfaces)
+        return ()
