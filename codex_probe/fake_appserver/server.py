@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from codex_probe.fake_appserver.book_answers import BookAnswer, BookAnswers
 from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
@@ -113,6 +114,12 @@ class FakeAppServer:
             "turn/interrupt": self.turns.turn_interrupt,
             "model/list": self.model_list,
         }
+        # Every other method of the release's schema, as the release answered it.
+        self.book = None
+        if profile.book is not None:
+            self.book = BookAnswers(
+                profile.book, self.loaded, self.store, codex_home, provider.base_url
+            )
 
     # ----- the loop --------------------------------------------------------------
 
@@ -155,13 +162,37 @@ class FakeAppServer:
         except RequestFailed as failure:
             self.send(error_frame(request.id, failure.code, failure.message))
             return
+        if isinstance(result, BookAnswer):
+            self._send_book_answer(request, result)
+            return
+        if self.book is not None:
+            self.book.states.saw(request.method, request.params, result)
         self._incidental(request.method, request.params)
         self.send(response_frame(request.id, result))
+
+    def _send_book_answer(self, request: Request, answer: BookAnswer) -> None:
+        """The book's answer, then the notifications the release sent with it; nothing
+        where the release did not answer."""
+        if answer.outcome == "unanswered":
+            return
+        if answer.error is not None:
+            self.send(error_frame(request.id, *answer.error))
+            return
+        assert self.book is not None
+        self.book.states.saw(request.method, request.params, answer.result)
+        self.send(response_frame(request.id, answer.result))
+        for method, params in answer.notifications:
+            self.notify(method, params)
 
     async def _handle(self, request: Request) -> Any:
         if request.method != "initialize" and not self.initialized:
             raise RequestFailed(*self.profile.errors.not_initialized.answer())
         handler = self.handlers.get(request.method)
+        if self.book is not None:
+            scripted = handler is not None
+            answer = self.book.answer(request.method, request.params, scripted=scripted)
+            if answer is not None:
+                return answer
         if handler is None:
             raise RequestFailed(*self.profile.errors.unknown_method.answer(method=request.method))
         gate = self.profile.document.surface

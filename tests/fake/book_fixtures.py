@@ -57,6 +57,7 @@ def record(version: str, cells: list[dict[str, Any]], methods: list[str] | None 
 
 def profile_with_book(version: str, folder: Path, cells: list[dict[str, Any]]) -> Path:
     """The checked-in profile of `version` copied into `folder`, with a book of `cells`."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = copy_profile(version, folder)
     write_book(learn_book(record(version, cells)), book_path(path))
     return path

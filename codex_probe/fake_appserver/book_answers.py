@@ -1,0 +1,123 @@
+"""The fake's answers from its profile's answer book: a request's thread state, the cell
+that answers it (book_lookup.py), and the cell's answer, refusal or silence and its
+notifications, filled with the fake's own values.
+
+The placeholders (probes/explore/fixtures.py) get, first, the text they matched in the
+request; else the fake's own: `{{thread}}` and `{{unknown}}` the request's thread id,
+`{{turn}}` that thread's last turn, `{{work}}` the fake's working folder (codex's cwd,
+where the exploration's calls point), `{{root}}` the folder above the home,
+`{{wiretap}}` the model provider's origin.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
+from codex_probe.fake_appserver.book_lookup import answering_cell, fill, same_params_cell
+from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.thread_states import ARCHIVED, ThreadStates
+from codex_probe.fake_appserver.threads import LoadedThread
+
+# Scripted methods whose answer is the release's own, whatever the fake holds: the book's.
+BOOK_FIRST = frozenset({"model/list"})
+
+
+@dataclass(frozen=True)
+class BookAnswer:
+    """What the fake sends for a request the book answers."""
+
+    outcome: Outcome
+    result: Any = None
+    error: tuple[int, str, Any] | None = None
+    notifications: list[tuple[str, Any]] = field(default_factory=list)
+    cell: str = ""  # `STATE VARIANT` of the cell that answered
+
+
+@dataclass
+class BookAnswers:
+    book: AnswerBook
+    loaded: dict[str, LoadedThread]
+    store: ThreadStore
+    codex_home: Path
+    provider_url: str
+    states: ThreadStates = field(default_factory=ThreadStates)
+
+    def answer(self, method: str, params: Any, *, scripted: bool) -> BookAnswer | None:
+        """The book's answer to `method` with `params`, None where the fake's handler
+        answers: the book answers a method the fake has no handler for; a scripted one
+        only where the handler cannot know what the release does: the release's own
+        list (BOOK_FIRST), a thread in a state the handler does not know (archived), or
+        params the release refused as they are."""
+        if not self.book.knows(method):
+            return None
+        state = self.state_of(params)
+        if not scripted or method in BOOK_FIRST or state == ARCHIVED:
+            found = answering_cell(self.book, method, state, params)
+        else:
+            found = same_params_cell(self.book, method, state, params)
+            if found is not None and found[0].outcome != "refused":
+                return None
+        return None if found is None else self._filled(found[0], found[1], params)
+
+    def state_of(self, params: Any) -> str:
+        thread_id = _thread_id(params)
+        loaded = self.loaded.get(thread_id) if thread_id is not None else None
+        return self.states.state_of(
+            thread_id,
+            loaded=loaded is not None,
+            active=loaded is not None and loaded.active is not None,
+            stored=thread_id is not None and _is_stored(self.store, thread_id),
+        )
+
+    def _filled(self, cell: BookCell, captured: dict[str, str], params: Any) -> BookAnswer:
+        values = {**self._own_values(params), **captured}
+        error = None
+        if cell.error is not None:
+            error = (
+                cell.error.code,
+                str(fill(cell.error.message, values)),
+                fill(cell.error.data, values),
+            )
+        return BookAnswer(
+            outcome=cell.outcome,
+            result=fill(cell.result, values),
+            error=error,
+            notifications=[(n.method, fill(n.params, values)) for n in cell.notifications],
+            cell=f"{cell.state} {cell.variant}",
+        )
+
+    def _own_values(self, params: Any) -> dict[str, str]:
+        thread_id = _thread_id(params)
+        values = {
+            "work": os.getcwd(),
+            "root": str(self.codex_home.parent.parent),
+            "wiretap": self.provider_url,
+            "cell": "fake",
+        }
+        if thread_id is not None:
+            values["thread"] = values["unknown"] = thread_id
+            turn = self._last_turn(thread_id)
+            if turn is not None:
+                values["turn"] = turn
+        return values
+
+    def _last_turn(self, thread_id: str) -> str | None:
+        loaded = self.loaded.get(thread_id)
+        turns = loaded.listed_turns() if loaded is not None else []
+        return str(turns[-1]["id"]) if turns and "id" in turns[-1] else None
+
+
+def _thread_id(params: Any) -> str | None:
+    thread_id = params.get("threadId") if isinstance(params, dict) else None
+    return thread_id if isinstance(thread_id, str) else None
+
+
+def _is_stored(store: ThreadStore, thread_id: str) -> bool:
+    try:
+        return store.holds(thread_id)
+    except (OSError, ValueError):  # an id that is no file name
+        return False
