@@ -66,6 +66,43 @@ class BookCell(Model, frozen=True):
     notifications: list[RecordedNotification] = msgspec.field(default_factory=list)
 
 
+class FieldRule(Model, frozen=True):
+    """What the release takes in one field of a method's params (request_check.py)."""
+
+    name: str
+    # Refused when absent: the release said so for a call without it (else the schema's
+    # `required`, where no such call was made).
+    required: bool
+    types: list[str] | None  # the JSON types the schema lets it hold; None: any
+    # serde's words for what the field takes, as the release refused a wrong type in it.
+    expected: str | None = None
+    # An enumerated field: the values the release named when it refused an unknown one
+    # (of the key `tag` of an object, for a tagged union), and its words for them.
+    values: list[str] | None = None
+    tag: str | None = None
+    values_expected: str | None = None
+
+
+WordingKind = Literal["missing field", "invalid type", "unknown variant"]
+
+
+class Wording(Model, frozen=True):
+    """How the release words a refusal of one kind: a template with `{field}` (missing
+    field), `{got}` and `{expected}` (invalid type), `{value}` and `{expected}` (unknown
+    variant), learned from the exploration's invalid calls."""
+
+    kind: WordingKind
+    code: int
+    message: str
+    evidence: Evidence  # the cell it was learned from
+
+    def filled(self, **values: str) -> tuple[int, str]:
+        message = self.message
+        for name, value in values.items():
+            message = message.replace("{" + name + "}", value)
+        return self.code, message
+
+
 class AnswerBook(Model, frozen=True):
     format: Literal[1]
     version: str
@@ -73,6 +110,12 @@ class AnswerBook(Model, frozen=True):
     # Every client method of the release's schema, even one without a cell (it was not
     # sent): the fake then answers it as the release answers a method it cannot run.
     methods: dict[str, list[BookCell]]
+    # Per method, the fields of its params in the schema's order (none: not checked).
+    params: dict[str, list[FieldRule]] = msgspec.field(default_factory=dict)
+    wordings: list[Wording] = msgspec.field(default_factory=list)
+
+    def wording(self, kind: WordingKind) -> Wording | None:
+        return next((w for w in self.wordings if w.kind == kind), None)
 
     def cells_of(self, method: str) -> list[BookCell]:
         return self.methods.get(method, [])

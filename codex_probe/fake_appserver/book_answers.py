@@ -17,13 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
-from codex_probe.fake_appserver.book_lookup import answering_cell, fill, same_params_cell
+from codex_probe.fake_appserver.book_lookup import (
+    answering_cell,
+    effects,
+    fill,
+    same_params_cell,
+)
+from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.store import ThreadStore
 from codex_probe.fake_appserver.thread_states import ARCHIVED, ThreadStates
 from codex_probe.fake_appserver.threads import LoadedThread
 
 # Scripted methods whose answer is the release's own, whatever the fake holds: the book's.
 BOOK_FIRST = frozenset({"model/list"})
+# Scripted methods whose answer echoes what the params sent (`echoed`).
+ECHOED = frozenset({"thread/start", "thread/resume", "thread/fork"})
 
 
 @dataclass(frozen=True)
@@ -48,19 +56,23 @@ class BookAnswers:
 
     def answer(self, method: str, params: Any, *, scripted: bool) -> BookAnswer | None:
         """The book's answer to `method` with `params`, None where the fake's handler
-        answers: the book answers a method the fake has no handler for; a scripted one
-        only where the handler cannot know what the release does: the release's own
-        list (BOOK_FIRST), a thread in a state the handler does not know (archived), or
-        params the release refused as they are."""
-        if not self.book.knows(method):
-            return None
+        answers. Params the release refused as they are get its refusal, and params its
+        schema does not take its words for them (request_check.py), whatever the method;
+        the book answers the rest of a method the fake has no handler for, and of a
+        scripted one only where the handler cannot know what the release does: the
+        release's own list (BOOK_FIRST), a thread in a state the handler does not know
+        (archived)."""
         state = self.state_of(params)
-        if not scripted or method in BOOK_FIRST or state == ARCHIVED:
-            found = answering_cell(self.book, method, state, params)
-        else:
-            found = same_params_cell(self.book, method, state, params)
-            if found is not None and found[0].outcome != "refused":
-                return None
+        answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
+        exact = same_params_cell(self.book, method, state, params)
+        if exact is not None and (answers_all or exact[0].outcome == "refused"):
+            return self._filled(exact[0], exact[1], params)
+        refused = refusal_of(self.book, method, params)
+        if refused is not None:
+            return BookAnswer("refused", error=(*refused, None), cell="checked")
+        if not answers_all or not self.book.knows(method):
+            return None
+        found = answering_cell(self.book, method, state, params)
         return None if found is None else self._filled(found[0], found[1], params)
 
     def state_of(self, params: Any) -> str:
@@ -72,6 +84,22 @@ class BookAnswers:
             active=loaded is not None and loaded.active is not None,
             stored=thread_id is not None and _is_stored(self.store, thread_id),
         )
+
+    def echoed(self, method: str, params: Any, result: Any) -> Any:
+        """A handler's answer to thread/start, resume or fork with what the params sent
+        change in it as the book shows the release's answer changes (its sandbox and
+        approval policy in its own form, `effects`), and the booleans sent that the
+        thread carries (`ephemeral`) as sent."""
+        if method not in ECHOED or not isinstance(result, dict) or not isinstance(params, dict):
+            return result
+        changed = effects(self.book, method, self.state_of(params), params)
+        values = self._own_values(params)
+        echoed = {**result, **{key: fill(value, values) for key, value in changed.items()}}
+        thread = echoed.get("thread")
+        if isinstance(thread, dict):
+            sent = {k: v for k, v in params.items() if isinstance(v, bool) and k in thread}
+            echoed["thread"] = {**thread, **sent}
+        return echoed
 
     def _filled(self, cell: BookCell, captured: dict[str, str], params: Any) -> BookAnswer:
         values = {**self._own_values(params), **captured}
@@ -109,6 +137,20 @@ class BookAnswers:
         loaded = self.loaded.get(thread_id)
         turns = loaded.listed_turns() if loaded is not None else []
         return str(turns[-1]["id"]) if turns and "id" in turns[-1] else None
+
+
+def runs_input_without_text(book: AnswerBook) -> bool:
+    """Whether the release ran a turn/start whose input has no text part (an image, a
+    skill...): then the fake runs one too, where its own refusal (errors.turn_without_text)
+    would stand in for what no scenario measured."""
+    for cell in book.cells_of("turn/start"):
+        sent = cell.params.get("input") if isinstance(cell.params, dict) else None
+        texts = isinstance(sent, list) and any(
+            isinstance(part, dict) and part.get("type") == "text" for part in sent
+        )
+        if cell.outcome == "answered" and isinstance(sent, list) and not texts:
+            return True
+    return False
 
 
 def _thread_id(params: Any) -> str | None:

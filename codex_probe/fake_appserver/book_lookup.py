@@ -165,3 +165,38 @@ def fill(value: Any, values: Mapping[str, str]) -> Any:
     if isinstance(value, dict):
         return {fill(key, values): fill(item, values) for key, item in value.items()}
     return value
+
+
+def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str, Any]:
+    """What the enumerated values `params` sends change in the release's answer: for each
+    such field, the answer's top-level keys (but the thread) in which its `FIELD=VALUE`
+    cell's answer differs from the minimal call's (placeholders kept). How codex echoes
+    a sandbox or an approval policy sent, in its own form."""
+    if not isinstance(params, dict):
+        return {}
+    cells = book.cells_of(method)
+    answered = [c for c in cells if c.outcome == "answered" and isinstance(c.result, dict)]
+    pool = [c for c in answered if c.state == state] or [c for c in answered if c.state == IDLE]
+    pool = pool or [c for c in answered if c.state == NONE]
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    if minimal is None:
+        return {}
+    found: dict[str, Any] = {}
+    for name, sent in params.items():
+        cell = next((c for c in pool if _sets(c, name, sent)), None)
+        if cell is None:
+            continue
+        for key, value in cell.result.items():
+            if key != "thread" and minimal.result.get(key) != value:
+                found[key] = value
+    return found
+
+
+def _sets(cell: BookCell, name: str, sent: Any) -> bool:
+    field, equals, _ = cell.variant.partition("=")
+    return (
+        bool(equals)
+        and field == name
+        and isinstance(cell.params, dict)
+        and _same_kind(cell.params.get(name), sent)
+    )

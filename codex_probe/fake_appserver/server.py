@@ -14,7 +14,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from codex_probe.fake_appserver.book_answers import BookAnswer, BookAnswers
+from codex_probe.fake_appserver.book_answers import (
+    BookAnswer,
+    BookAnswers,
+    runs_input_without_text,
+)
 from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
@@ -120,6 +124,7 @@ class FakeAppServer:
             self.book = BookAnswers(
                 profile.book, self.loaded, self.store, codex_home, provider.base_url
             )
+            self.turns.runs_input_without_text = runs_input_without_text(profile.book)
 
     # ----- the loop --------------------------------------------------------------
 
@@ -166,6 +171,7 @@ class FakeAppServer:
             self._send_book_answer(request, result)
             return
         if self.book is not None:
+            result = self.book.echoed(request.method, request.params, result)
             self.book.states.saw(request.method, request.params, result)
         self._incidental(request.method, request.params)
         self.send(response_frame(request.id, result))

@@ -41,7 +41,7 @@ def test_the_fake_on_a_book_learned_from_the_release_answers_its_cells_as_the_re
     real_backend = make_backend("real", DEFAULT_CODEX_VERSION)
     real = asyncio.run(explore(real_backend, only=CELLS)).to_json()
     profile = copy_profile(DEFAULT_CODEX_VERSION, tmp_path)
-    assert write_book_beside(real, profile) == book_path(profile)
+    assert write_book_beside(real, real_backend.schema_folder, profile) == book_path(profile)
     fake_backend = make_backend("fake", DEFAULT_CODEX_VERSION, profile=profile)
     fake = asyncio.run(explore(fake_backend, only=CELLS)).to_json()
     schema = real_backend.schema_folder

@@ -40,9 +40,10 @@ class LearnedProfile(Protocol):
 
 
 Learner = Callable[[str, Mapping[str, Observation]], LearnedProfile]
-# The answer book of the exploration's record (or why it could not run), written beside
-# the learned profile whose path is given; its path, or LearnFailed.
-BookLearner = Callable[[dict[str, Any] | str | None, Path], Path]
+# The answer book of the exploration's record (or why it could not run) and the release's
+# schema folder, written beside the learned profile whose path is given; its path, or
+# LearnFailed.
+BookLearner = Callable[[dict[str, Any] | str | None, Path | None, Path], Path]
 
 
 @dataclass(frozen=True)

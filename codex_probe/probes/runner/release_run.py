@@ -200,7 +200,7 @@ async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
         explored = group.create_task(explore_release(plan.release, plan.selection, plan.subject))
     run, backend = judged.result()
     run.exploration = explored.result()
-    _learn_book(plan, run)
+    _learn_book(plan, run, None if backend is None else backend.schema_folder)
     if plan.selection.surface and backend is not None:
         schema = backend.schema_folder
         run.surface = read_surface(plan.release, run.subject, schema, run.exploration)
@@ -209,7 +209,7 @@ async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
     return run
 
 
-def _learn_book(plan: RunPlan, run: ReleaseRun) -> None:
+def _learn_book(plan: RunPlan, run: ReleaseRun, schema: Path | None) -> None:
     """The learned profile's answer book, from the exploration that ran beside the
     scenarios, written beside the profile (or why it could not be)."""
     learning, choice = plan.learning, run.profile
@@ -218,7 +218,7 @@ def _learn_book(plan: RunPlan, run: ReleaseRun) -> None:
     if choice is None or choice.path is None:
         return
     try:
-        run.book = learning.book(run.exploration, choice.path)
+        run.book = learning.book(run.exploration, schema, choice.path)
     except LearnFailed as error:
         run.book_problem = f"no answer book was learned: {error}"
 

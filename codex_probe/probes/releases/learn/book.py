@@ -20,6 +20,7 @@ from codex_probe.fake_appserver.answer_book import (
     book_path,
     write_book,
 )
+from codex_probe.probes.releases.learn.book_rules import params_rules, wordings
 from codex_probe.probes.runner.plan import LearnFailed
 
 KEPT_OUTCOMES = ("answered", "refused", "unanswered")
@@ -30,8 +31,10 @@ class BookNotLearned(LearnFailed):
     """The exploration's record cannot make a book (it did not run, or is no record)."""
 
 
-def learn_book(record: dict[str, Any] | str | None) -> AnswerBook:
-    """The answer book of the exploration `record` (or BookNotLearned: why not)."""
+def learn_book(record: dict[str, Any] | str | None, schema_dir: Path | None = None) -> AnswerBook:
+    """The answer book of the exploration `record` (or BookNotLearned: why not), with what
+    the fake checks in a request from the release's schema in `schema_dir` and the
+    record's refusals (book_rules.py; nothing is checked without a schema)."""
     if record is None:
         raise BookNotLearned("the release run explored nothing")
     if isinstance(record, str):
@@ -54,6 +57,8 @@ def learn_book(record: dict[str, Any] | str | None) -> AnswerBook:
             f"{kept} cells of {len(methods)} methods"
         ),
         methods=methods,
+        params=params_rules(schema_dir, record),
+        wordings=wordings(record),
     )
 
 
@@ -76,6 +81,9 @@ def _book_cell(cell: dict[str, Any]) -> BookCell:
     )
 
 
-def write_book_beside(record: dict[str, Any] | str | None, profile_path: Path) -> Path:
-    """Learn the book of `record` and write it beside the profile at `profile_path`."""
-    return write_book(learn_book(record), book_path(profile_path))
+def write_book_beside(
+    record: dict[str, Any] | str | None, schema_dir: Path | None, profile_path: Path
+) -> Path:
+    """Learn the book of `record` (and the schema in `schema_dir`) and write it beside the
+    profile at `profile_path`."""
+    return write_book(learn_book(record, schema_dir), book_path(profile_path))
