@@ -230,7 +230,10 @@ class Errors(Model, frozen=True):
     # The fake's own refusals of input it cannot imitate codex on. No scenario sends codex
     # such input, so these are never measured, and their entries say so.
     turn_without_text: Measured[ErrorAnswer]  # turn/start whose input has no text part
-    unreadable_line: Measured[ErrorAnswer]  # a line that is no JSON-RPC message; {reason}
+    # No longer read: codex answers no line that is no JSON-RPC message (measured on 0.120.0
+    # and 0.171.0: it logs it and reads on), nor does the fake. Kept so that profiles
+    # learned before still load.
+    unreadable_line: Measured[ErrorAnswer] | None = None
 
 
 class Provenance(Model, frozen=True):
