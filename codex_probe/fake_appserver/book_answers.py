@@ -21,6 +21,7 @@ from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
     effects,
     fill,
+    minimal_answer,
     same_params_cell,
 )
 from codex_probe.fake_appserver.request_check import refusal_of
@@ -32,6 +33,8 @@ from codex_probe.fake_appserver.threads import LoadedThread
 BOOK_FIRST = frozenset({"model/list"})
 # Scripted methods whose answer echoes what the params sent (`echoed`).
 ECHOED = frozenset({"thread/start", "thread/resume", "thread/fork"})
+# The answer's keys that say what sandbox a thread got.
+DEFAULT_SANDBOX_KEYS = ["sandbox", "activePermissionProfile"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class BookAnswers:
     store: ThreadStore
     codex_home: Path
     provider_url: str
+    # What the configuration leaves to codex's defaults (config.ProviderConfig).
+    left_to_codex: tuple[str, ...] = ()
     states: ThreadStates = field(default_factory=ThreadStates)
 
     def answer(self, method: str, params: Any, *, scripted: bool) -> BookAnswer | None:
@@ -92,7 +97,11 @@ class BookAnswers:
         thread carries (`ephemeral`) as sent."""
         if method not in ECHOED or not isinstance(result, dict) or not isinstance(params, dict):
             return result
-        changed = effects(self.book, method, self.state_of(params), params)
+        state = self.state_of(params)
+        changed = {
+            **self._defaults(method, state, params),
+            **effects(self.book, method, state, params),
+        }
         values = self._own_values(params)
         echoed = {**result, **{key: fill(value, values) for key, value in changed.items()}}
         thread = echoed.get("thread")
@@ -100,6 +109,19 @@ class BookAnswers:
             sent = {k: v for k, v in params.items() if isinstance(v, bool) and k in thread}
             echoed["thread"] = {**thread, **sent}
         return echoed
+
+    def _defaults(self, method: str, state: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Where the configuration leaves the sandbox or the approval policy to codex and
+        the call does not send it: what the release answers then (the book's minimal call,
+        made in a home that leaves both to codex), in place of the wire template's, which
+        was captured in a home that sets them."""
+        minimal = minimal_answer(self.book, method, state)
+        keys: list[str] = []
+        if "sandbox_mode" in self.left_to_codex and "sandbox" not in params:
+            keys += DEFAULT_SANDBOX_KEYS
+        if "approval_policy" in self.left_to_codex and "approvalPolicy" not in params:
+            keys.append("approvalPolicy")
+        return {key: minimal[key] for key in keys if key in minimal}
 
     def _filled(self, cell: BookCell, captured: dict[str, str], params: Any) -> BookAnswer:
         values = {**self._own_values(params), **captured}
@@ -150,6 +172,22 @@ def runs_input_without_text(book: AnswerBook) -> bool:
         )
         if cell.outcome == "answered" and isinstance(sent, list) and not texts:
             return True
+    return False
+
+
+def fork_announced_without_turns(book: AnswerBook) -> bool:
+    """Whether the release's thread/started for a fork lists no turns while its answer to
+    thread/fork does (the book's forks of a thread with turns)."""
+    for cell in book.cells_of("thread/fork"):
+        turns = (
+            (cell.result or {}).get("thread", {}).get("turns")
+            if cell.outcome == "answered"
+            else None
+        )
+        started = [n for n in cell.notifications if n.method == "thread/started"]
+        if turns and started:
+            announced = (started[0].params or {}).get("thread", {}).get("turns")
+            return bool(announced == [])
     return False
 
 

@@ -167,6 +167,22 @@ def fill(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
+def minimal_answer(book: AnswerBook, method: str, state: str) -> dict[str, Any]:
+    """The release's answer to the minimal call of `method` in `state` (else `idle`, else
+    `none`): what it answers with nothing sent ({} where it did not answer one)."""
+    pool = _answered_pool(book, method, state)
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    return minimal.result if minimal is not None and isinstance(minimal.result, dict) else {}
+
+
+def _answered_pool(book: AnswerBook, method: str, state: str) -> list[BookCell]:
+    answered = [
+        c for c in book.cells_of(method) if c.outcome == "answered" and isinstance(c.result, dict)
+    ]
+    pool = [c for c in answered if c.state == state] or [c for c in answered if c.state == IDLE]
+    return pool or [c for c in answered if c.state == NONE]
+
+
 def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str, Any]:
     """What the enumerated values `params` sends change in the release's answer: for each
     such field, the answer's top-level keys (but the thread) in which its `FIELD=VALUE`
@@ -174,10 +190,7 @@ def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str,
     a sandbox or an approval policy sent, in its own form."""
     if not isinstance(params, dict):
         return {}
-    cells = book.cells_of(method)
-    answered = [c for c in cells if c.outcome == "answered" and isinstance(c.result, dict)]
-    pool = [c for c in answered if c.state == state] or [c for c in answered if c.state == IDLE]
-    pool = pool or [c for c in answered if c.state == NONE]
+    pool = _answered_pool(book, method, state)
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     if minimal is None:
         return {}

@@ -17,6 +17,7 @@ from typing import Any
 from codex_probe.fake_appserver.book_answers import (
     BookAnswer,
     BookAnswers,
+    fork_announced_without_turns,
     runs_input_without_text,
 )
 from codex_probe.fake_appserver.config import ProviderConfig
@@ -120,11 +121,18 @@ class FakeAppServer:
         }
         # Every other method of the release's schema, as the release answered it.
         self.book = None
+        self.fork_announced_without_turns = False
         if profile.book is not None:
             self.book = BookAnswers(
-                profile.book, self.loaded, self.store, codex_home, provider.base_url
+                profile.book,
+                self.loaded,
+                self.store,
+                codex_home,
+                provider.base_url,
+                provider.left_to_codex,
             )
             self.turns.runs_input_without_text = runs_input_without_text(profile.book)
+            self.fork_announced_without_turns = fork_announced_without_turns(profile.book)
 
     # ----- the loop --------------------------------------------------------------
 
@@ -448,7 +456,8 @@ class FakeAppServer:
         body = self.wire.thread(record, status="idle", turns=turns)
         if "forkedFromId" in body:
             body["forkedFromId"] = parent_id
-        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": body})))
+        announced = {**body, "turns": []} if self.fork_announced_without_turns else body
+        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": announced})))
         # The fork's answer has the fields of thread/start's (measured on 0.120.0 and 0.171.0).
         return self.wire.thread_response("thread_start", body, record)
 

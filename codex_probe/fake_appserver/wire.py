@@ -86,6 +86,9 @@ class Wire:
                 "modelProvider": record["provider_id"],
                 "cliVersion": self.profile.version,
                 "originator": record["originator"],
+                # A fork says what it was forked from wherever it is shown (measured on
+                # 0.165.0 and 0.171.0: thread/resume and thread/read of a fork).
+                "forkedFromId": record.get("forked_from"),
                 **_effort(record),
             },
         )

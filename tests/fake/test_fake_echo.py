@@ -22,12 +22,21 @@ WORKSPACE = {
 }
 
 
-def started(sandbox: Any, policy: str = "on-request") -> dict[str, Any]:
-    return {"approvalPolicy": policy, "sandbox": sandbox, "thread": {"id": "x"}}
+PERMISSION_PROFILE = {"id": ":read-only", "extends": None}
+
+
+def started(sandbox: Any, profile: Any = None) -> dict[str, Any]:
+    # The exploration's home leaves the approval policy and the sandbox to codex.
+    return {
+        "activePermissionProfile": profile,
+        "approvalPolicy": "on-request",
+        "sandbox": sandbox,
+        "thread": {"id": "x"},
+    }
 
 
 CELLS = [
-    cell("thread/start", "none", "minimal", None, result=started(READ_ONLY)),
+    cell("thread/start", "none", "minimal", None, result=started(READ_ONLY, PERMISSION_PROFILE)),
     cell(
         "thread/start",
         "none",
@@ -73,7 +82,9 @@ async def test_the_approval_policy_and_ephemeral_sent_are_echoed(
     )
     assert answer["approvalPolicy"] == "untrusted"
     assert answer["thread"]["ephemeral"] is True
-    assert (await client.request("thread/start", {}))["approvalPolicy"] == "never"
+    # The test home sets both: the thread gets them, as the wire template shows.
+    plain = await client.request("thread/start", {})
+    assert (plain["approvalPolicy"], plain["activePermissionProfile"]) == ("never", None)
 
 
 async def test_a_turn_without_text_runs_where_the_release_ran_one(
@@ -86,3 +97,29 @@ async def test_a_turn_without_text_runs_where_the_release_ran_one(
     assert answer["turn"]["status"] == "inProgress"
     done = await client.wait_for_notification("turn/completed", timeout=15)
     assert done.params["turn"]["status"] == "completed"
+
+
+async def test_a_home_that_leaves_the_sandbox_and_policy_to_codex_gets_the_releases_defaults(
+    fake: FakeProcesses, profile: str
+) -> None:
+    config = fake.home.codex_home / "config.toml"
+    kept = [
+        line
+        for line in config.read_text().splitlines()
+        if not line.startswith(("approval_policy", "sandbox_mode"))
+    ]
+    config.write_text("\n".join(kept) + "\n")
+    client = await fake.start(profile)
+    answer = await client.request("thread/start", {})
+    assert answer["activePermissionProfile"] == PERMISSION_PROFILE
+    assert (answer["approvalPolicy"], answer["sandbox"]) == ("on-request", READ_ONLY)
+
+
+async def test_a_fork_says_what_it_was_forked_from_when_read(fake: FakeProcesses) -> None:
+    client = await fake.start("0.171.0")
+    parent = await fake.new_thread(client)
+    await fake.turn(client, parent, "hello")
+    forked = await client.request("thread/fork", {"threadId": parent})
+    fork_id = forked["thread"]["id"]
+    read = await client.request("thread/read", {"threadId": fork_id})
+    assert read["thread"]["forkedFromId"] == parent
