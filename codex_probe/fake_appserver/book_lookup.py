@@ -4,8 +4,9 @@ The cells of the request's method in its thread's state (thread_states.py) are t
 turn, the first way that finds one wins:
 
 1. the same params: a cell's params with each placeholder (`{{thread}}`, `{{work}}`...)
-   standing for any text, the text it stood for kept to fill the answer; a refused
-   (invalid) cell of any state too, as codex refuses those before any handler runs;
+   standing for any text, the text it stood for kept to fill the answer (for a fork, a
+   cell of `idle` after those of `forked`); a refused (invalid) cell of any state too, as
+   codex refuses those before any handler runs;
 2. the same set of fields;
 3. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
    or for a tagged value the same `type`, for a list the same kinds of items);
@@ -22,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
-from codex_probe.fake_appserver.thread_states import IDLE, NONE
+from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
 PLACEHOLDER = re.compile(r"\{\{([a-z]+)\}\}")
 MINIMAL, FULL = "minimal", "full"
@@ -54,13 +55,19 @@ def same_params_cell(
     """The cell of `method` in `state` (or a refused one of any state) whose params are
     the request's (way 1 above), and what its placeholders matched."""
     cells = book.cells_of(method)
-    in_state = [c for c in cells if c.state == state]
-    refusals = [c for c in cells if c.kind == "invalid" and c not in in_state]
-    for candidate in [*in_state, *refusals]:
+    near = [c for nearby in nearby_states(state) for c in cells if c.state == nearby]
+    refusals = [c for c in cells if c.kind == "invalid" and c not in near]
+    for candidate in [*near, *refusals]:
         captured: dict[str, str] = {}
         if matches(candidate.params, params, captured):
             return candidate, captured
     return None
+
+
+def nearby_states(state: str) -> list[str]:
+    """`state`, then the one whose cells answer for it too: a fork is an idle thread plus
+    what it was forked from."""
+    return [state, IDLE] if state == FORKED else [state]
 
 
 def _valid_in(cells: list[BookCell], state: str) -> list[BookCell]:

@@ -11,7 +11,8 @@ the calls the fake sees move it: which cells of the answer book answer a call ab
     rolled-back  rolled back (thread/rollback or thread/revert answered)
 
 The last of compacted, forked and rolled-back that happened to a thread is its state while
-it is idle; a turn running makes it in-flight, archiving it archived.
+it is idle (a fork of a compacted or rolled-back thread carries its history, and stays
+so); a turn running makes it in-flight, archiving it archived.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ FORKED = "forked"
 ROLLED_BACK = "rolled-back"
 DELETED = "deleted"  # the fake's own mark: the thread is gone, a call about it is `none`
 
+# What a thread's history says, which a fork of it carries.
+HISTORY = (COMPACTED, ROLLED_BACK)
 # The state an answered call leaves its thread in (thread/fork: the new thread).
 MOVES = {
     "thread/archive": ARCHIVED,
@@ -62,8 +65,11 @@ class ThreadStates:
         """Move the thread of an answered call `method` (a refusal moves nothing)."""
         if method == "thread/fork":
             thread = result.get("thread") if isinstance(result, dict) else None
+            parent = params.get("threadId") if isinstance(params, dict) else None
             if isinstance(thread, dict) and isinstance(thread.get("id"), str):
-                self._marks[thread["id"]] = FORKED
+                # A fork carries its parent's history: a compacted or rolled-back one stays so.
+                inherited = self._marks.get(parent) if isinstance(parent, str) else None
+                self._marks[thread["id"]] = inherited if inherited in HISTORY else FORKED
             return
         moved = MOVES.get(method)
         thread_id = params.get("threadId") if isinstance(params, dict) else None

@@ -111,6 +111,8 @@ def test_a_threads_state_moves_with_the_calls_that_move_it() -> None:
     assert state() == "idle" and state(active=True) == "in-flight"
     states.saw("thread/compact/start", {"threadId": "t"}, {})
     assert state() == "compacted"
+    states.saw("thread/fork", {"threadId": "t"}, {"thread": {"id": "c"}})
+    assert state("c") == "compacted"  # a fork carries its parent's history
     states.saw("thread/archive", {"threadId": "t"}, {})
     assert state(active=True) == "archived"
     states.saw("thread/unarchive", {"threadId": "t"}, {})
@@ -121,3 +123,8 @@ def test_a_threads_state_moves_with_the_calls_that_move_it() -> None:
     assert state("f") == "rolled-back"
     states.saw("thread/delete", {"threadId": "f"}, {})
     assert state("f") == "none"
+
+
+def test_a_fork_is_answered_by_the_idle_cells_of_the_same_params() -> None:
+    found = answering_cell(BOOK, "thread/read", "forked", {"threadId": "x"})
+    assert found is not None and found[0].state == "idle"
