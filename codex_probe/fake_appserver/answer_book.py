@@ -83,13 +83,14 @@ class FieldRule(Model, frozen=True):
     values_expected: str | None = None
 
 
-WordingKind = Literal["missing field", "invalid type", "unknown variant"]
+WordingKind = Literal["missing field", "invalid type", "unknown variant", "malformed id"]
 
 
 class Wording(Model, frozen=True):
     """How the release words a refusal of one kind: a template with `{field}` (missing
     field), `{got}` and `{expected}` (invalid type), `{value}` and `{expected}` (unknown
-    variant), learned from the exploration's invalid calls."""
+    variant), `{char}` and `{position}` (a thread id that is no UUID), learned from the
+    exploration's invalid calls."""
 
     kind: WordingKind
     code: int
@@ -113,6 +114,9 @@ class AnswerBook(Model, frozen=True):
     # Per method, the fields of its params in the schema's order (none: not checked).
     params: dict[str, list[FieldRule]] = msgspec.field(default_factory=dict)
     wordings: list[Wording] = msgspec.field(default_factory=list)
+    # Per method, how the release refuses a `threadId` that is no UUID (its handler's
+    # words, which differ by method: a thread id, a session id).
+    malformed_ids: dict[str, Wording] = msgspec.field(default_factory=dict)
 
     def wording(self, kind: WordingKind) -> Wording | None:
         return next((w for w in self.wordings if w.kind == kind), None)

@@ -4,9 +4,9 @@ The cells of the request's method in its thread's state (thread_states.py) are t
 turn, the first way that finds one wins:
 
 1. the same params: a cell's params with each placeholder (`{{thread}}`, `{{work}}`...)
-   standing for any text, the text it stood for kept to fill the answer (for a fork, a
-   cell of `idle` after those of `forked`); a refused (invalid) cell of any state too, as
-   codex refuses those before any handler runs;
+   standing for any text (an id's for a UUID), the text it stood for kept to fill the
+   answer (for a fork, a cell of `idle` after those of `forked`); a refused (invalid) cell
+   of any state too, as codex refuses those before any handler runs;
 2. the same set of fields;
 3. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
    or for a tagged value the same `type`, for a list the same kinds of items);
@@ -26,6 +26,11 @@ from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
 from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
 PLACEHOLDER = re.compile(r"\{\{([a-z]+)\}\}")
+# The placeholders that stand for an id (probes/explore/fixtures.py): a UUID, so that a
+# malformed id is not taken for one and gets the release's refusal of it.
+IDS = frozenset({"thread", "turn", "unknown"})
+ID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+ANY_TEXT = ".+?"
 MINIMAL, FULL = "minimal", "full"
 
 
@@ -105,7 +110,7 @@ def _match_text(pattern: str, value: str, captured: dict[str, str]) -> bool:
             known = captured.get(name)
             parts.append(re.escape(known) if known is not None else f"(?P={name})")
         else:
-            parts.append(f"(?P<{name}>.+?)")
+            parts.append(f"(?P<{name}>{ID_TEXT if name in IDS else ANY_TEXT})")
             names.append(name)
         last = found.end()
     parts.append(re.escape(pattern[last:]))

@@ -5,15 +5,22 @@ fields in the order they come, and refuses the first whose value is of a type th
 does not take or an enumerated value it does not know; then the first required field
 (in the schema's order) that is absent. Unknown fields are ignored. The fields and the
 words are the answer book's (answer_book.py: `params`, `wordings`), learned from the
-release's schema and its refusals of the exploration's invalid calls.
+release's schema and its refusals of the exploration's invalid calls; last, a `threadId`
+that is no UUID, in the words of the method's handler where the book has them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, FieldRule
+
+UUID = re.compile(
+    r"(urn:uuid:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+)
+HEX_OR_DASH = frozenset("0123456789abcdefABCDEF-")
 
 
 def refusal_of(book: AnswerBook, method: str, params: Any) -> tuple[int, str] | None:
@@ -31,7 +38,20 @@ def refusal_of(book: AnswerBook, method: str, params: Any) -> tuple[int, str] | 
     for rule in rules:
         if rule.required and rule.name not in params and missing is not None:
             return missing.filled(field=rule.name)
-    return None
+    return _malformed_id(book, method, params.get("threadId"))
+
+
+def _malformed_id(book: AnswerBook, method: str, thread_id: Any) -> tuple[int, str] | None:
+    """A `threadId` that is no UUID, refused as the method's handler refuses it (after
+    the params were read: serde took the string)."""
+    wording = book.malformed_ids.get(method)
+    if wording is None or not isinstance(thread_id, str) or UUID.fullmatch(thread_id):
+        return None
+    position, char = next(
+        ((i + 1, c) for i, c in enumerate(thread_id) if c not in HEX_OR_DASH),
+        (1, thread_id[:1]),
+    )
+    return wording.filled(char=char, position=str(position))
 
 
 def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[int, str] | None:

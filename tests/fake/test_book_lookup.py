@@ -11,6 +11,7 @@ from codex_probe.probes.releases.learn.book import learn_book
 from tests.fake.book_fixtures import cell, record
 
 T = "{{thread}}"
+ID = "01a23a4d-2348-7683-ab1d-51da57ab6e25"
 BOOK = learn_book(
     record(
         "0.171.0",
@@ -87,9 +88,16 @@ def test_a_state_without_cells_borrows_idle_and_a_known_state_its_own() -> None:
 
 
 def test_a_placeholder_met_twice_must_stand_for_the_same_text() -> None:
-    assert matches({"a": T, "b": T}, {"a": "x", "b": "x"}, {})
-    assert not matches({"a": T, "b": T}, {"a": "x", "b": "y"}, {})
+    assert matches({"a": T, "b": T}, {"a": ID, "b": ID}, {})
+    assert not matches({"a": T, "b": T}, {"a": ID, "b": ID.replace("1", "2")}, {})
     assert not matches({"a": 1}, {"a": True}, {})
+
+
+def test_an_id_placeholder_stands_for_a_uuid_only_and_a_path_one_for_any_text() -> None:
+    assert not matches({"threadId": T}, {"threadId": "not-a-uuid"}, {})
+    captured: dict[str, str] = {}
+    assert matches({"path": "{{work}}/f"}, {"path": "any/where/f"}, captured)
+    assert captured == {"work": "any/where"}
 
 
 def test_an_answer_is_filled_with_the_fakes_values_and_an_unknown_placeholder_kept() -> None:

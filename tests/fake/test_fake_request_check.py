@@ -51,6 +51,25 @@ REFUSALS = [
         error={"code": -32600, "message": INVALID + "missing field `loginId`"},
     ),
     cell(
+        "thread/archive",
+        "none",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": "no rollout found for thread id {{thread}}"},
+    ),
+    cell(
+        "thread/archive",
+        "none",
+        "params not an object",
+        ["explore"],
+        kind="invalid",
+        error={
+            "code": -32600,
+            "message": "invalid session id: invalid character: expected an optional prefix of "
+            "`urn:uuid:` followed by [0-9a-fA-F-], found `x` at 2",
+        },
+    ),
+    cell(
         "initialize",
         "none",
         "without clientInfo",
@@ -131,3 +150,14 @@ async def test_valid_params_still_reach_the_handlers(fake: FakeProcesses, profil
     thread_id = await fake.new_thread(client, approvalPolicy="never", baseInstructions="B")
     turn = await fake.turn(client, thread_id, "hello")
     assert turn["status"] == "completed"
+
+
+async def test_a_thread_id_that_is_no_uuid_is_refused_in_the_words_of_the_methods_handler(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    assert await refusal(client, "thread/archive", {"threadId": "abc-zz"}) == (
+        "invalid session id: invalid character: expected an optional prefix of "
+        "`urn:uuid:` followed by [0-9a-fA-F-], found `z` at 5"
+    )
+    # Not `none`'s refusal of an id nobody has, which the book holds too.

@@ -20,7 +20,11 @@ from codex_probe.fake_appserver.answer_book import (
     book_path,
     write_book,
 )
-from codex_probe.probes.releases.learn.book_rules import params_rules, wordings
+from codex_probe.probes.releases.learn.book_rules import (
+    malformed_id_wordings,
+    params_rules,
+    wordings,
+)
 from codex_probe.probes.runner.plan import LearnFailed
 
 KEPT_OUTCOMES = ("answered", "refused", "unanswered")
@@ -59,6 +63,7 @@ def learn_book(record: dict[str, Any] | str | None, schema_dir: Path | None = No
         methods=methods,
         params=params_rules(schema_dir, record),
         wordings=wordings(record),
+        malformed_ids=malformed_id_wordings(record),
     )
 
 

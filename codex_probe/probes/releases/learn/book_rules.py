@@ -209,3 +209,24 @@ def _named(split: tuple[str, str], name: str) -> str:
 
 def _invalid_cells(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in record.get("cells") or [] if c.get("kind") == "invalid"]
+
+
+# What the exploration's list params (plan.LIST_PARAMS) become when codex reads them as a
+# struct's fields in order: a thread id "explore", whose first character that is no hex
+# digit is its second.
+LIST_ID_PROBLEM = "found `x` at 2"
+
+
+def malformed_id_wordings(record: dict[str, Any]) -> dict[str, Wording]:
+    """Per method, the release's words for a thread id that is no UUID, where its list
+    params were read as one."""
+    found: dict[str, Wording] = {}
+    for cell in _invalid_cells(record):
+        message = str((cell.get("error") or {}).get("message", ""))
+        if cell["outcome"] != "refused" or LIST_ID_PROBLEM not in message:
+            continue
+        template = message.replace(LIST_ID_PROBLEM, "found `{char}` at {position}")
+        code = int((cell.get("error") or {}).get("code", 0))
+        evidence = f"{cell['method']} {cell['state']} {cell['variant']}"
+        found[str(cell["method"])] = Wording("malformed id", code, template, evidence)
+    return found
