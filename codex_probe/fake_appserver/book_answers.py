@@ -91,21 +91,32 @@ class BookAnswers:
         )
 
     def echoed(self, method: str, params: Any, result: Any) -> Any:
-        """A handler's answer to thread/start, resume or fork with what the params sent
-        change in it as the book shows the release's answer changes (its sandbox and
-        approval policy in its own form, `effects`), and the booleans sent that the
-        thread carries (`ephemeral`) as sent."""
-        if method not in ECHOED or not isinstance(result, dict) or not isinstance(params, dict):
+        """A handler's answer completed from the book: the top-level fields the release's
+        answer to the same call has and the handler does not build (thread/read's
+        `readState`); and for thread/start, resume and fork what the params sent change
+        in it as the book shows the release's answer changes (its sandbox and approval
+        policy in its own form, `effects`), and the booleans sent that the thread carries
+        (`ephemeral`) as sent."""
+        if not isinstance(result, dict):
             return result
         state = self.state_of(params)
-        changed = {
-            **self._defaults(method, state, params),
-            **effects(self.book, method, state, params),
-        }
         values = self._own_values(params)
-        echoed = {**result, **{key: fill(value, values) for key, value in changed.items()}}
+        found = answering_cell(self.book, method, state, params)
+        release = found[0].result if found is not None and found[0].outcome == "answered" else {}
+        lacking = (
+            {k: v for k, v in release.items() if k not in result}
+            if isinstance(release, dict)
+            else {}
+        )
+        changed: dict[str, Any] = {}
+        if method in ECHOED and isinstance(params, dict):
+            changed = {
+                **self._defaults(method, state, params),
+                **effects(self.book, method, state, params),
+            }
+        echoed = {**result, **{k: fill(v, values) for k, v in {**lacking, **changed}.items()}}
         thread = echoed.get("thread")
-        if isinstance(thread, dict):
+        if method in ECHOED and isinstance(thread, dict) and isinstance(params, dict):
             sent = {k: v for k, v in params.items() if isinstance(v, bool) and k in thread}
             echoed["thread"] = {**thread, **sent}
         return echoed

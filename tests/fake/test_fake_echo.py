@@ -123,3 +123,24 @@ async def test_a_fork_says_what_it_was_forked_from_when_read(fake: FakeProcesses
     fork_id = forked["thread"]["id"]
     read = await client.request("thread/read", {"threadId": fork_id})
     assert read["thread"]["forkedFromId"] == parent
+
+
+async def test_a_handlers_answer_gains_the_fields_the_releases_answer_has_and_it_lacks(
+    tmp_path: Path, fake: FakeProcesses
+) -> None:
+    read_state = {"revision": "r1", "firstUnread": None}
+    cells = [
+        cell(
+            "thread/read",
+            "idle",
+            "minimal",
+            {"threadId": "{{thread}}"},
+            result={"thread": {"id": "{{thread}}"}, "readState": read_state},
+        )
+    ]
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "read", cells)))
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "hello")
+    read = await client.request("thread/read", {"threadId": thread_id})
+    assert read["readState"] == read_state
+    assert read["thread"]["id"] == thread_id and read["thread"]["status"]["type"] == "idle"
