@@ -26,6 +26,9 @@ class ProviderConfig:
     base_url: str
     sandbox_mode: str
     approval_policy: str
+    # The keys of the two the configuration leaves to codex's defaults (`sandbox_mode`,
+    # `approval_policy`): a thread/start then answers the release's defaults.
+    left_to_codex: tuple[str, ...] = ()
 
 
 def load_config(codex_home: Path, overrides: Sequence[str]) -> dict[str, Any]:
@@ -76,4 +79,5 @@ def provider_config(config: dict[str, Any]) -> ProviderConfig:
         base_url=str(provider["base_url"]).rstrip("/"),
         sandbox_mode=str(config.get("sandbox_mode", "read-only")),
         approval_policy=str(config.get("approval_policy", "on-request")),
+        left_to_codex=tuple(k for k in ("sandbox_mode", "approval_policy") if k not in config),
     )

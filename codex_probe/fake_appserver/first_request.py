@@ -17,6 +17,7 @@ from pathlib import Path
 
 from codex_probe.fake_appserver.handshake import declares_experimental_api, initialize_result
 from codex_probe.fake_appserver.profile import Profile
+from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.script import FaultScript
 from codex_probe.harness.jsonrpc.framing import FrameError, Request, decode, encode, response_frame
 
@@ -42,6 +43,8 @@ def answer_first_request(profile: Profile, codex_home: Path, script: FaultScript
     params = message.params or {}  # as the server reads a request's params
     if not isinstance(params, dict) or not isinstance(params.get("clientInfo") or {}, dict):
         return FirstRequest(read=read, client_name=None)  # the server's to refuse or fail on
+    if profile.book is not None and refusal_of(profile.book, "initialize", params):
+        return FirstRequest(read=read, client_name=None)  # refused by the server, as codex does
     script.next_fault("initialize")  # counted as the server counts every request
     client_name, result = initialize_result(profile, codex_home, params)
     # A stdout that is gone fails the same way for the server's next write, which notes it.

@@ -11,15 +11,22 @@ Every behaviour entry says whether it was measured and on what evidence.
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
+from codex_probe.fake_appserver.answer_book import (
+    AnswerBook,
+    AnswerBookError,
+    book_path,
+    is_book_name,
+    load_book,
+)
+from codex_probe.fake_appserver.json_files import FileRefused, decode_file, model_schema
 from codex_probe.fake_appserver.profile_model import ErrorAnswer, Evidence, Measured, Model
 from codex_probe.fake_appserver.surface_profile import SurfaceProfile
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
@@ -223,7 +230,10 @@ class Errors(Model, frozen=True):
     # The fake's own refusals of input it cannot imitate codex on. No scenario sends codex
     # such input, so these are never measured, and their entries say so.
     turn_without_text: Measured[ErrorAnswer]  # turn/start whose input has no text part
-    unreadable_line: Measured[ErrorAnswer]  # a line that is no JSON-RPC message; {reason}
+    # No longer read: codex answers no line that is no JSON-RPC message (measured on 0.120.0
+    # and 0.171.0: it logs it and reads on), nor does the fake. Kept so that profiles
+    # learned before still load.
+    unreadable_line: Measured[ErrorAnswer] | None = None
 
 
 class Provenance(Model, frozen=True):
@@ -283,7 +293,7 @@ REQUIRED_TEMPLATES = (
 )
 
 
-class ProfileError(ValueError):
+class ProfileError(FileRefused):
     """A profile file that is missing or does not have the profile's shape."""
 
 
@@ -298,6 +308,9 @@ class Profile(msgspec.Struct, frozen=True):
     wire: WireDocument
     path: Path
     lender: Profile | None = None
+    # What the release answered to every method of its schema (answer_book.py), when the
+    # profile was learned with an exploration: VERSION.book.json beside it.
+    book: AnswerBook | None = None
 
     @property
     def version(self) -> str:
@@ -339,7 +352,11 @@ def available_versions() -> list[str]:
 
 
 def _is_profile_name(name: str) -> bool:
-    return not name.startswith("wire-") and not name.endswith(".schema.json")
+    return (
+        not name.startswith("wire-")
+        and not name.endswith(".schema.json")
+        and not is_book_name(name)
+    )
 
 
 def checked_in_path(version: str) -> Path | None:
@@ -409,14 +426,21 @@ def load_profile(version: str | None = None, *, path: Path | None = None) -> Pro
 
 
 def _read(path: Path) -> Profile:
-    """A profile file and its wire file, as they are (nothing lent)."""
-    document = _decode(path, ProfileDocument)
+    """A profile file, its wire file and its answer book if it has one, as they are
+    (nothing lent)."""
+    document = decode_file(path, ProfileDocument, ProfileError)
     wire_path = path.parent / document.measured.wire_templates
-    wire = _decode(wire_path, WireDocument)
+    wire = decode_file(wire_path, WireDocument, ProfileError)
     missing = [name for name in REQUIRED_TEMPLATES if name not in wire.templates]
     if missing:
         raise ProfileError(f"{wire_path}: no template {', '.join(missing)}")
-    return Profile(document=document, wire=wire, path=path)
+    book = None
+    if (beside := book_path(path)).is_file():
+        try:
+            book = load_book(beside)
+        except AnswerBookError as error:
+            raise ProfileError(str(error)) from None
+    return Profile(document=document, wire=wire, path=path, book=book)
 
 
 def _lacks_turn_templates(wire: WireDocument) -> bool:
@@ -436,60 +460,14 @@ def _lender(version: str, path: Path) -> Profile:
     raise ProfileError(f"{path}: no turns section, and no checked-in profile has one")
 
 
-DecodedT = TypeVar("DecodedT")
-
-
-def _decode(path: Path, model: type[DecodedT]) -> DecodedT:
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ProfileError(f"{path}: cannot read: {error.strerror or error}") from None
-    try:
-        return msgspec.json.decode(raw, type=model)
-    except msgspec.ValidationError as error:
-        raise ProfileError(f"{path}: {error}") from None
-    except msgspec.DecodeError as error:
-        raise ProfileError(f"{path}: {_where_json_breaks(raw, error)}") from None
-
-
-def _where_json_breaks(raw: bytes, error: msgspec.DecodeError) -> str:
-    """`invalid JSON at line L:C: what` (a truncated file ends mid-value: its last line);
-    msgspec counts bytes, a person reading the file counts lines."""
-    try:
-        json.loads(raw)
-    except json.JSONDecodeError as located:
-        return f"invalid JSON at line {located.lineno}:{located.colno}: {located.msg}"
-    except (UnicodeDecodeError, RecursionError):
-        pass
-    return f"invalid JSON: {error}"
-
-
 def encode_document(document: ProfileDocument) -> str:
     """A profile as the JSON file a person reviews: indented, in the model's field order."""
     return json.dumps(msgspec.to_builtins(document), indent=2, ensure_ascii=False) + "\n"
 
 
 def profile_schema() -> dict[str, Any]:
-    """The JSON schema of a profile file, generated from the model, in one form whatever the
-    msgspec release: msgspec 0.18 to 0.22 put `null` first in an optional field's `anyOf`
-    and keep a docstring's indentation in its `description`, 0.23 does neither."""
-    schema: dict[str, Any] = _canonical(msgspec.json.schema(ProfileDocument))
-    return schema
-
-
-def _canonical(node: Any) -> Any:
-    """`node` with every `description` dedented (inspect.cleandoc) and every `anyOf` in the
-    order of its members' JSON text."""
-    if isinstance(node, list):
-        return [_canonical(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    canonical = {key: _canonical(value) for key, value in node.items()}
-    if isinstance(canonical.get("description"), str):
-        canonical["description"] = inspect.cleandoc(canonical["description"])
-    if isinstance(canonical.get("anyOf"), list):
-        canonical["anyOf"] = sorted(canonical["anyOf"], key=lambda m: json.dumps(m, sort_keys=True))
-    return canonical
+    """The JSON schema of a profile file, generated from the model."""
+    return model_schema(ProfileDocument)
 
 
 def schema_text() -> str:

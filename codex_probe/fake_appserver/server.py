@@ -14,6 +14,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from codex_probe.fake_appserver.book_answers import (
+    BookAnswer,
+    BookAnswers,
+    fork_announced_without_turns,
+    runs_input_without_text,
+)
 from codex_probe.fake_appserver.config import ProviderConfig
 from codex_probe.fake_appserver.failures import RequestFailed
 from codex_probe.fake_appserver.first_request import FirstRequest
@@ -113,6 +119,20 @@ class FakeAppServer:
             "turn/interrupt": self.turns.turn_interrupt,
             "model/list": self.model_list,
         }
+        # Every other method of the release's schema, as the release answered it.
+        self.book = None
+        self.fork_announced_without_turns = False
+        if profile.book is not None:
+            self.book = BookAnswers(
+                profile.book,
+                self.loaded,
+                self.store,
+                codex_home,
+                provider.base_url,
+                provider.left_to_codex,
+            )
+            self.turns.runs_input_without_text = runs_input_without_text(profile.book)
+            self.fork_announced_without_turns = fork_announced_without_turns(profile.book)
 
     # ----- the loop --------------------------------------------------------------
 
@@ -132,8 +152,10 @@ class FakeAppServer:
         try:
             message, _ = decode(line)
         except FrameError as error:
-            unreadable = self.profile.errors.unreadable_line.value
-            self.send(error_frame(None, *unreadable.answer(reason=error.reason)))
+            # Measured on 0.120.0 and 0.171.0: codex answers nothing, logs the line's
+            # problem and reads on.
+            sys.stderr.write(f"fake-codex: Failed to deserialize JSONRPCMessage: {error.reason}\n")
+            sys.stderr.flush()
             return
         if isinstance(message, Request):
             self.spawn(self._answer(message))
@@ -155,13 +177,38 @@ class FakeAppServer:
         except RequestFailed as failure:
             self.send(error_frame(request.id, failure.code, failure.message))
             return
+        if isinstance(result, BookAnswer):
+            self._send_book_answer(request, result)
+            return
+        if self.book is not None:
+            result = self.book.echoed(request.method, request.params, result)
+            self.book.states.saw(request.method, request.params, result)
         self._incidental(request.method, request.params)
         self.send(response_frame(request.id, result))
+
+    def _send_book_answer(self, request: Request, answer: BookAnswer) -> None:
+        """The book's answer, then the notifications the release sent with it; nothing
+        where the release did not answer."""
+        if answer.outcome == "unanswered":
+            return
+        if answer.error is not None:
+            self.send(error_frame(request.id, *answer.error))
+            return
+        assert self.book is not None
+        self.book.states.saw(request.method, request.params, answer.result)
+        self.send(response_frame(request.id, answer.result))
+        for method, params in answer.notifications:
+            self.notify(method, params)
 
     async def _handle(self, request: Request) -> Any:
         if request.method != "initialize" and not self.initialized:
             raise RequestFailed(*self.profile.errors.not_initialized.answer())
         handler = self.handlers.get(request.method)
+        if self.book is not None:
+            scripted = handler is not None
+            answer = self.book.answer(request.method, request.params, scripted=scripted)
+            if answer is not None:
+                return answer
         if handler is None:
             raise RequestFailed(*self.profile.errors.unknown_method.answer(method=request.method))
         gate = self.profile.document.surface
@@ -409,7 +456,8 @@ class FakeAppServer:
         body = self.wire.thread(record, status="idle", turns=turns)
         if "forkedFromId" in body:
             body["forkedFromId"] = parent_id
-        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": body})))
+        announced = {**body, "turns": []} if self.fork_announced_without_turns else body
+        self.spawn(self._after(lambda: self.notify("thread/started", {"thread": announced})))
         # The fork's answer has the fields of thread/start's (measured on 0.120.0 and 0.171.0).
         return self.wire.thread_response("thread_start", body, record)
 

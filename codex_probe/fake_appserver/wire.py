@@ -86,6 +86,9 @@ class Wire:
                 "modelProvider": record["provider_id"],
                 "cliVersion": self.profile.version,
                 "originator": record["originator"],
+                # A fork says what it was forked from wherever it is shown (measured on
+                # 0.165.0 and 0.171.0: thread/resume and thread/read of a fork).
+                "forkedFromId": record.get("forked_from"),
                 **_effort(record),
             },
         )
@@ -96,9 +99,16 @@ class Wire:
         return thread
 
     def thread_response(self, template_name: str, thread: Any, record: dict[str, Any]) -> Any:
+        template = self.template(template_name)
+        # The thread's own policy (thread/start's, else the configuration's, else codex's
+        # default), not the one of the home the template was captured in; a granular one
+        # keeps the template's.
+        policy = record.get("approval_policy")
+        named = {"approvalPolicy": policy} if isinstance(policy, str) else {}
         return _fill(
-            self.template(template_name),
+            template,
             {
+                **named,
                 "thread": thread,
                 "cwd": record["cwd"],
                 "model": record["model"],

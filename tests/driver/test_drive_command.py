@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from codex_probe.cli.main import main
+from codex_probe.fake_appserver.profile import PROFILES_DIR
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.compiler import LifecycleEvent, load_sources
 from codex_probe.harness.dispatcher import build_start_config
@@ -193,3 +194,75 @@ def test_drive_real_codex_through_a_tool_call_turn_completes_it(
     assert code == 0, report.get("error")
     assert [turn["status"] for turn in report["completed_turns"]] == ["completed"]
     assert report["model_requests"] == 2
+
+
+def test_drive_on_the_fake_imitates_the_profile_file_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The 0.120.0 profile, as a file: thread/start answers with 0.120.0's fields.
+    profile = tmp_path / "learned" / "0.120.0.json"
+    profile.parent.mkdir()
+    for name in ("0.120.0.json", "wire-0.120.0.json"):
+        (profile.parent / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    code, report = drive(
+        capsys,
+        "--backend",
+        "fake",
+        "--fake-profile",
+        str(profile),
+        "--message",
+        "hi",
+        "--out",
+        str(tmp_path / "out"),
+    )
+    assert code == 0, report
+    answers = [
+        entry.message["result"]
+        for entry in read_transcript(Path(report["transcript"]))
+        if entry.direction == "recv" and "thread" in (entry.message.get("result") or {})
+    ]
+    wire = json.loads((PROFILES_DIR / "wire-0.120.0.json").read_text())
+    assert set(answers[0]) == set(wire["templates"]["thread_start"])
+
+
+def test_drive_with_a_fake_profile_on_the_real_backend_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "drive",
+            "--backend",
+            "real",
+            "--fake-profile",
+            "x.json",
+            "--message",
+            "hi",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2
+    assert "--fake-profile needs --backend fake" in capsys.readouterr().err
+
+
+def test_drive_on_a_broken_fake_profile_exits_2_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "0.171.0.json"
+    broken.write_text("{")
+    code = main(
+        [
+            "drive",
+            "--backend",
+            "fake",
+            "--fake-profile",
+            str(broken),
+            "--message",
+            "hi",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"{broken}: invalid JSON at line 1" in err and len(err.strip().splitlines()) == 1

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from codex_probe.fake_appserver.cli import PROFILE_ENV, SCRIPT_ENV
-from tests.fake.conftest import copy_profile, edit
 
 INITIALIZE = {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t"}}}
 
@@ -176,39 +175,17 @@ def unreadable_then_initialize(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_line_that_is_no_message_gets_a_parse_error_and_the_next_line_is_answered(
+def test_a_line_that_is_no_message_is_ignored_as_codex_ignores_it_and_the_next_is_answered(
     codex_home: Path, tmp_path: Path
 ) -> None:
+    # Measured on 0.120.0 and 0.171.0: no answer; codex logs "Failed to deserialize
+    # JSONRPCMessage: ..." on stderr and reads on.
     done = fake_codex(codex_home, "app-server", stdin=unreadable_then_initialize(tmp_path))
-    assert (done.returncode, done.stderr) == (0, "")
-    not_json, not_an_object, initialized = answers(done)
-    assert not_json["id"] is None and not_json["error"]["code"] == -32700
-    assert not_json["error"]["message"].startswith("Parse error: not JSON (")
-    assert not_an_object == {
-        "id": None,
-        "error": {"code": -32700, "message": "Parse error: a JSON list, not an object"},
-    }
+    assert done.returncode == 0
+    [initialized] = answers(done)
     assert initialized["id"] == 1 and "result" in initialized
-
-
-def test_the_answer_to_a_line_that_is_no_message_is_the_profiles(
-    codex_home: Path, tmp_path: Path
-) -> None:
-    profile = copy_profile("0.171.0", tmp_path)
-    refusal = {"code": -32099, "message": "unreadable ({reason})"}
-    edit(profile, lambda d: d["errors"]["unreadable_line"].update(value=refusal))
-    done = fake_codex(
-        codex_home,
-        "app-server",
-        "--profile",
-        str(profile),
-        stdin=unreadable_then_initialize(tmp_path),
-    )
-    answered = answers(done)
-    assert answered[1]["error"] == {
-        "code": -32099,
-        "message": "unreadable (a JSON list, not an object)",
-    }
+    logged = [line for line in done.stderr.splitlines() if "Failed to deserialize" in line]
+    assert len(logged) == 2 and "not JSON" in logged[0]
 
 
 # ----- bad input: one line, exit 2 --------------------------------------------------------

@@ -365,3 +365,13 @@ async def test_a_reasoning_effort_given_in_config_on_thread_start_shows_in_its_a
     assert plain.get("reasoningEffort") is None
     assert given["reasoningEffort"] == "high"
     assert given["thread"].get("reasoningEffort", "high") == "high"
+
+
+async def test_thread_start_answers_the_approval_policy_it_was_given_not_the_templates(
+    fake: FakeProcesses,
+) -> None:
+    client = await fake.start("0.171.0")
+    started = await client.request("thread/start", {"approvalPolicy": "untrusted"})
+    assert started["approvalPolicy"] == "untrusted"
+    # Without one, the home's configuration's (the test home sets never).
+    assert (await client.request("thread/start", {}))["approvalPolicy"] == "never"

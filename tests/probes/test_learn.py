@@ -219,6 +219,13 @@ def test_learning_the_real_release_reproduces_the_checked_in_profile(
     report = json.loads(done.stdout)
     assert set(report["fidelity"].values()) == {"holds"}
     learned, checked_in = load_profile(path=tmp_path / f"{version}.json"), load_profile(version)
+    # The exploration ran beside the scenarios: its answer book is beside the profile,
+    # with every method of the release's schema and the release's words for a refusal.
+    assert report["book"] == str(tmp_path / f"{version}.book.json")
+    assert learned.book is not None and learned.book.version == version
+    schema = json.loads((ensure_schema(install(version)) / "ClientRequest.json").read_text())
+    assert len(learned.book.methods) == len(schema["oneOf"])
+    assert learned.book.wording("missing field") is not None
     assert without_evidence(learned.document) == without_evidence(checked_in.document)
     assert learned_templates(learned.wire) == learned_templates(checked_in.wire)
     assert (PROFILES_DIR / f"wire-{version}.json").is_file()

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import codex_version
+from codex_probe.cli.commands.options import add_fake_profile_option, codex_version
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.fake_appserver.launcher import write_launcher
@@ -85,6 +85,7 @@ def register(subparsers: Any) -> None:
         metavar="VERSION",
         help="codex-cli version (real) or profile (fake)",
     )
+    add_fake_profile_option(parser)
     parser.add_argument(
         "--sources",
         type=Path,
@@ -169,10 +170,12 @@ def run(args: argparse.Namespace) -> int:
         transcript_path = _transcript_target(args.out, _transcript_name(args))
     except (SourcesError, CompileError, SandboxConfigError, OutError) as error:
         return _usage(error)
+    if args.fake_profile is not None and args.backend != "fake":
+        return _usage("--fake-profile needs --backend fake")
     with temporary_folder("drive") as scratch:
         try:
             with install_failures_end_command(FAILED, unknown_version_exit_code=USAGE_ERROR):
-                binary = _backend_binary(args.backend, args.codex, scratch)
+                binary = _backend_binary(args.backend, args.codex, scratch, args.fake_profile)
         except ProfileError as error:
             return _usage(error)
         return _run_on(binary, sources, args, transcript_path)
@@ -232,9 +235,12 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript
     return 0
 
 
-def _backend_binary(backend: str, version: str, scratch: Path) -> Path:
+def _backend_binary(backend: str, version: str, scratch: Path, profile: Path | None) -> Path:
     if backend == "real":
         return install_codex(version).binary
+    if profile is not None:  # a broken profile or book fails here, not inside the fake
+        load_profile(path=profile)
+        return write_launcher(scratch, profile=str(profile.resolve()))
     load_profile(version)  # an unknown profile fails here, not inside the spawned fake
     return write_launcher(scratch, profile=version)
 

@@ -69,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
         return USAGE
     with install_failures_end_command(USAGE):
         version = install(args.codex).version
-    selection = Selection(assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True)
+    # The surface too: the exploration runs beside the scenarios, and the answer book is
+    # learned from it.
+    selection = Selection(
+        assumptions=(), fidelity=tuple(SCENARIOS), compare_with_fake=True, surface=True
+    )
     started = time.monotonic()
     release = run_interruptible(
         lambda: run_release(
@@ -115,6 +119,8 @@ def _report(release: ReleaseRun, seconds: float) -> dict[str, Any]:
         "version": release.version,
         "profile": str(profile.path),
         "wire": str(profile.path.parent / learned.document.measured.wire_templates),
+        "book": None if release.book is None else str(release.book),
+        "book_problem": release.book_problem,
         "seconds": round(seconds, 1),
         "behaviour": behaviour,
         "gaps": [gap.to_json() for gap in learned.gaps],
@@ -128,6 +134,7 @@ def _print(report: dict[str, Any]) -> None:
     print(f"codex-cli {report['version']}: profile learned in {report['seconds']} s")
     print(f"  profile: {report['profile']}")
     print(f"  wire:    {report['wire']}")
+    print(f"  book:    {report['book'] or report['book_problem']}")
     for name, entry in report["behaviour"].items():
         value = json.dumps(entry["value"])
         mark = "" if entry["measured"] else "  [NOT LEARNED]"

@@ -123,6 +123,18 @@ def require_range(args: argparse.Namespace) -> tuple[str, str]:
     return args.first, args.last
 
 
+def add_fake_profile_option(parser: Any) -> None:
+    """--fake-profile FILE: the profile the fake imitates with --backend fake (a learned one,
+    `codex-probe learn`, with its answer book beside it)."""
+    parser.add_argument(
+        "--fake-profile",
+        type=Path,
+        metavar="FILE",
+        help="profile file for --backend fake, e.g. a learned VERSION.json (its answer book "
+        "VERSION.book.json beside it is read too); default: the version's checked-in one",
+    )
+
+
 def add_json_option(parser: Any, what: str = "the answer") -> None:
     parser.add_argument(
         "--json", action="store_true", help=f"print {what} as one JSON object on stdout"

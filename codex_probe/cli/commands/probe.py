@@ -14,6 +14,7 @@ from codex_probe.cli.commands.failures import install_failures_end_command
 from codex_probe.cli.commands.invocation import invocation
 from codex_probe.cli.commands.options import (
     add_codex_versions_option,
+    add_fake_profile_option,
     add_jobs_option,
     add_json_option,
     positive_int,
@@ -97,12 +98,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fake-script", type=Path, metavar="FILE", help="fault script for --backend fake"
     )
-    parser.add_argument(
-        "--fake-profile",
-        type=Path,
-        metavar="FILE",
-        help="profile file for --backend fake (default: the version's checked-in one)",
-    )
+    add_fake_profile_option(parser)
     add_json_option(parser, "where verdict.json is and each finding's verdict")
     parser.set_defaults(handler=run)
 

@@ -166,7 +166,7 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
     full = builder.value(body, full=True)
     found = [Variant(MINIMAL, minimal, "valid"), Variant(FULL, full, "valid")]
     base = minimal if isinstance(minimal, dict) else builder.value(body, full=False)
-    properties = _properties(tree, body)
+    properties = properties_of(tree, body)
     union = [] if properties else tree.alternatives(body)
     for alt in union:  # params that are a tagged union themselves (account/login/start)
         tagged = tree.tag(alt)
@@ -177,7 +177,7 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
         for finite in builder.finite_values(sub, (name,)):
             found.append(Variant(f"{name}={finite.label}", {**base, name: finite.value}, "valid"))
     found.append(Variant(NOT_AN_OBJECT, LIST_PARAMS, "invalid"))
-    required = sorted(_required(tree, body))
+    required = sorted(required_of(tree, body))
     for name in required:
         if isinstance(base, dict) and name in base:
             without = {key: value for key, value in base.items() if key != name}
@@ -197,17 +197,17 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
     return _distinct(found)
 
 
-def _properties(tree: SchemaTree, node: Any) -> dict[str, Any]:
+def properties_of(tree: SchemaTree, node: Any) -> dict[str, Any]:
     node = tree.resolve(node)
     if not isinstance(node, dict):
         return {}
     properties: dict[str, Any] = dict(node.get("properties") or {})
     for part in node.get("allOf") or []:
-        properties.update(_properties(tree, part))
+        properties.update(properties_of(tree, part))
     return properties
 
 
-def _required(tree: SchemaTree, node: Any) -> set[str]:
+def required_of(tree: SchemaTree, node: Any) -> set[str]:
     node = tree.resolve(node)
     if not isinstance(node, dict):
         return set()

@@ -2,9 +2,10 @@
 how many at once, how many times, and how the fake gets a profile when the release has
 none. `release_run.run_release(plan)` is the one entry point that carries it out.
 
-Learning is passed in (`Learning.learn`): the runner knows that a profile can be learned
-from a release's observations, not how (probes/releases/learn/ knows, and hands its
-`learn_profile` in through `learning_into`).
+Learning is passed in (`Learning.learn`, `Learning.book`): the runner knows that a profile
+can be learned from a release's observations, and its answer book from its exploration,
+not how (probes/releases/learn/ knows, and hands its `learn_profile` and `write_book_beside`
+in through `learning_into`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class LearnedProfile(Protocol):
 
 
 Learner = Callable[[str, Mapping[str, Observation]], LearnedProfile]
+# The answer book of the exploration's record (or why it could not run) and the release's
+# schema folder, written beside the learned profile whose path is given; its path, or
+# LearnFailed.
+BookLearner = Callable[[dict[str, Any] | str | None, Path | None, Path], Path]
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,8 @@ class Learning:
     folder: Path
     learn: Learner
     always: bool = False
+    # The learned profile's answer book, from the release's exploration (None: no book).
+    book: BookLearner | None = None
 
 
 @dataclass(frozen=True)

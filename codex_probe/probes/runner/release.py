@@ -62,6 +62,10 @@ class ReleaseRun:
     # The exploration's record (codex_probe/probes/explore/record.py), or why it could not
     # run; None: not asked for.
     exploration: dict[str, Any] | str | None = None
+    # The learned profile's answer book (fake_appserver/answer_book.py), or why it has none;
+    # both None where no profile was learned.
+    book: Path | None = None
+    book_problem: str | None = None
 
     def outcome_of(self, finding: Finding) -> ScenarioOutcome | None:
         """The subject's run of the scenario an assumption's finding was read from."""

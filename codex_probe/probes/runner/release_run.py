@@ -200,12 +200,27 @@ async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
         explored = group.create_task(explore_release(plan.release, plan.selection, plan.subject))
     run, backend = judged.result()
     run.exploration = explored.result()
+    _learn_book(plan, run, None if backend is None else backend.schema_folder)
     if plan.selection.surface and backend is not None:
         schema = backend.schema_folder
         run.surface = read_surface(plan.release, run.subject, schema, run.exploration)
         if set(run.fake) >= set(SCENARIOS):
             run.fake_surface = read_surface(plan.release, run.fake, schema)
     return run
+
+
+def _learn_book(plan: RunPlan, run: ReleaseRun, schema: Path | None) -> None:
+    """The learned profile's answer book, from the exploration that ran beside the
+    scenarios, written beside the profile (or why it could not be)."""
+    learning, choice = plan.learning, run.profile
+    if run.learned is None or learning is None or learning.book is None:
+        return
+    if choice is None or choice.path is None:
+        return
+    try:
+        run.book = learning.book(run.exploration, schema, choice.path)
+    except LearnFailed as error:
+        run.book_problem = f"no answer book was learned: {error}"
 
 
 async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun, Backend | None]:

@@ -140,5 +140,4 @@ ERROR_INFERENCES: dict[str, Callable[[Observed], ErrorAnswer | None]] = {
 # The fake's own refusals (profile Errors), each with why no scenario observes it.
 UNOBSERVED_ERRORS: dict[str, str] = {
     "turn_without_text": "no scenario sends codex a turn/start without text input",
-    "unreadable_line": "no scenario sends codex a line that is no JSON-RPC message",
 }

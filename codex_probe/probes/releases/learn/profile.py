@@ -43,6 +43,7 @@ from codex_probe.harness.tool import TOOL
 from codex_probe.probes.domain.observation import Observation
 from codex_probe.probes.domain.surface.release import surface_of
 from codex_probe.probes.releases.learn.behaviour import INFERENCES
+from codex_probe.probes.releases.learn.book import write_book_beside
 from codex_probe.probes.releases.learn.errors import ERROR_INFERENCES, UNOBSERVED_ERRORS
 from codex_probe.probes.releases.learn.observed import Gap, Inexpressible, Observed
 from codex_probe.probes.releases.learn.surface import learn_surface
@@ -86,8 +87,9 @@ class LearnError(LearnFailed):
 
 def learning_into(folder: Path, *, always: bool = False) -> Learning:
     """A release run's learning: a profile learned from the release's real observations
-    (`learn_profile`), written into `folder` (`always`: even when one is checked in)."""
-    return Learning(folder, learn_profile, always)
+    (`learn_profile`), written into `folder` (`always`: even when one is checked in), and
+    its answer book from the release's exploration beside it (`write_book_beside`)."""
+    return Learning(folder, learn_profile, always, book=write_book_beside)
 
 
 def nearest_checked_in(version: str) -> Profile:

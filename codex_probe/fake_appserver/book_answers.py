@@ -1,0 +1,214 @@
+"""The fake's answers from its profile's answer book: a request's thread state, the cell
+that answers it (book_lookup.py), and the cell's answer, refusal or silence and its
+notifications, filled with the fake's own values.
+
+The placeholders (probes/explore/fixtures.py) get, first, the text they matched in the
+request; else the fake's own: `{{thread}}` and `{{unknown}}` the request's thread id,
+`{{turn}}` that thread's last turn, `{{work}}` the fake's working folder (codex's cwd,
+where the exploration's calls point), `{{root}}` the folder above the home,
+`{{wiretap}}` the model provider's origin.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
+from codex_probe.fake_appserver.book_lookup import (
+    answering_cell,
+    effects,
+    fill,
+    minimal_answer,
+    same_params_cell,
+)
+from codex_probe.fake_appserver.request_check import refusal_of
+from codex_probe.fake_appserver.store import ThreadStore
+from codex_probe.fake_appserver.thread_states import ARCHIVED, ThreadStates
+from codex_probe.fake_appserver.threads import LoadedThread
+
+# Scripted methods whose answer is the release's own, whatever the fake holds: the book's.
+BOOK_FIRST = frozenset({"model/list"})
+# Scripted methods whose answer echoes what the params sent (`echoed`).
+ECHOED = frozenset({"thread/start", "thread/resume", "thread/fork"})
+# The answer's keys that say what sandbox a thread got.
+DEFAULT_SANDBOX_KEYS = ["sandbox", "activePermissionProfile"]
+
+
+@dataclass(frozen=True)
+class BookAnswer:
+    """What the fake sends for a request the book answers."""
+
+    outcome: Outcome
+    result: Any = None
+    error: tuple[int, str, Any] | None = None
+    notifications: list[tuple[str, Any]] = field(default_factory=list)
+    cell: str = ""  # `STATE VARIANT` of the cell that answered
+
+
+@dataclass
+class BookAnswers:
+    book: AnswerBook
+    loaded: dict[str, LoadedThread]
+    store: ThreadStore
+    codex_home: Path
+    provider_url: str
+    # What the configuration leaves to codex's defaults (config.ProviderConfig).
+    left_to_codex: tuple[str, ...] = ()
+    states: ThreadStates = field(default_factory=ThreadStates)
+
+    def answer(self, method: str, params: Any, *, scripted: bool) -> BookAnswer | None:
+        """The book's answer to `method` with `params`, None where the fake's handler
+        answers. Params the release refused as they are get its refusal, and params its
+        schema does not take its words for them (request_check.py), whatever the method;
+        the book answers the rest of a method the fake has no handler for, and of a
+        scripted one only where the handler cannot know what the release does: the
+        release's own list (BOOK_FIRST), a thread in a state the handler does not know
+        (archived)."""
+        state = self.state_of(params)
+        answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
+        exact = same_params_cell(self.book, method, state, params)
+        if exact is not None and (answers_all or exact[0].outcome == "refused"):
+            return self._filled(exact[0], exact[1], params)
+        refused = refusal_of(self.book, method, params)
+        if refused is not None:
+            return BookAnswer("refused", error=(*refused, None), cell="checked")
+        if not answers_all or not self.book.knows(method):
+            return None
+        found = answering_cell(self.book, method, state, params)
+        return None if found is None else self._filled(found[0], found[1], params)
+
+    def state_of(self, params: Any) -> str:
+        thread_id = _thread_id(params)
+        loaded = self.loaded.get(thread_id) if thread_id is not None else None
+        return self.states.state_of(
+            thread_id,
+            loaded=loaded is not None,
+            active=loaded is not None and loaded.active is not None,
+            stored=thread_id is not None and _is_stored(self.store, thread_id),
+        )
+
+    def echoed(self, method: str, params: Any, result: Any) -> Any:
+        """A handler's answer completed from the book: the top-level fields the release's
+        answer to the same call has and the handler does not build (thread/read's
+        `readState`); and for thread/start, resume and fork what the params sent change
+        in it as the book shows the release's answer changes (its sandbox and approval
+        policy in its own form, `effects`), and the booleans sent that the thread carries
+        (`ephemeral`) as sent."""
+        if not isinstance(result, dict):
+            return result
+        state = self.state_of(params)
+        values = self._own_values(params)
+        found = answering_cell(self.book, method, state, params)
+        release = found[0].result if found is not None and found[0].outcome == "answered" else {}
+        lacking = (
+            {k: v for k, v in release.items() if k not in result}
+            if isinstance(release, dict)
+            else {}
+        )
+        changed: dict[str, Any] = {}
+        if method in ECHOED and isinstance(params, dict):
+            changed = {
+                **self._defaults(method, state, params),
+                **effects(self.book, method, state, params),
+            }
+        echoed = {**result, **{k: fill(v, values) for k, v in {**lacking, **changed}.items()}}
+        thread = echoed.get("thread")
+        if method in ECHOED and isinstance(thread, dict) and isinstance(params, dict):
+            sent = {k: v for k, v in params.items() if isinstance(v, bool) and k in thread}
+            echoed["thread"] = {**thread, **sent}
+        return echoed
+
+    def _defaults(self, method: str, state: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Where the configuration leaves the sandbox or the approval policy to codex and
+        the call does not send it: what the release answers then (the book's minimal call,
+        made in a home that leaves both to codex), in place of the wire template's, which
+        was captured in a home that sets them."""
+        minimal = minimal_answer(self.book, method, state)
+        keys: list[str] = []
+        if "sandbox_mode" in self.left_to_codex and "sandbox" not in params:
+            keys += DEFAULT_SANDBOX_KEYS
+        if "approval_policy" in self.left_to_codex and "approvalPolicy" not in params:
+            keys.append("approvalPolicy")
+        return {key: minimal[key] for key in keys if key in minimal}
+
+    def _filled(self, cell: BookCell, captured: dict[str, str], params: Any) -> BookAnswer:
+        values = {**self._own_values(params), **captured}
+        error = None
+        if cell.error is not None:
+            error = (
+                cell.error.code,
+                str(fill(cell.error.message, values)),
+                fill(cell.error.data, values),
+            )
+        return BookAnswer(
+            outcome=cell.outcome,
+            result=fill(cell.result, values),
+            error=error,
+            notifications=[(n.method, fill(n.params, values)) for n in cell.notifications],
+            cell=f"{cell.state} {cell.variant}",
+        )
+
+    def _own_values(self, params: Any) -> dict[str, str]:
+        thread_id = _thread_id(params)
+        values = {
+            "work": os.getcwd(),
+            "root": str(self.codex_home.parent.parent),
+            "wiretap": self.provider_url,
+            "cell": "fake",
+        }
+        if thread_id is not None:
+            values["thread"] = values["unknown"] = thread_id
+            turn = self._last_turn(thread_id)
+            if turn is not None:
+                values["turn"] = turn
+        return values
+
+    def _last_turn(self, thread_id: str) -> str | None:
+        loaded = self.loaded.get(thread_id)
+        turns = loaded.listed_turns() if loaded is not None else []
+        return str(turns[-1]["id"]) if turns and "id" in turns[-1] else None
+
+
+def runs_input_without_text(book: AnswerBook) -> bool:
+    """Whether the release ran a turn/start whose input has no text part (an image, a
+    skill...): then the fake runs one too, where its own refusal (errors.turn_without_text)
+    would stand in for what no scenario measured."""
+    for cell in book.cells_of("turn/start"):
+        sent = cell.params.get("input") if isinstance(cell.params, dict) else None
+        texts = isinstance(sent, list) and any(
+            isinstance(part, dict) and part.get("type") == "text" for part in sent
+        )
+        if cell.outcome == "answered" and isinstance(sent, list) and not texts:
+            return True
+    return False
+
+
+def fork_announced_without_turns(book: AnswerBook) -> bool:
+    """Whether the release's thread/started for a fork lists no turns while its answer to
+    thread/fork does (the book's forks of a thread with turns)."""
+    for cell in book.cells_of("thread/fork"):
+        turns = (
+            (cell.result or {}).get("thread", {}).get("turns")
+            if cell.outcome == "answered"
+            else None
+        )
+        started = [n for n in cell.notifications if n.method == "thread/started"]
+        if turns and started:
+            announced = (started[0].params or {}).get("thread", {}).get("turns")
+            return bool(announced == [])
+    return False
+
+
+def _thread_id(params: Any) -> str | None:
+    thread_id = params.get("threadId") if isinstance(params, dict) else None
+    return thread_id if isinstance(thread_id, str) else None
+
+
+def _is_stored(store: ThreadStore, thread_id: str) -> bool:
+    try:
+        return store.holds(thread_id)
+    except (OSError, ValueError):  # an id that is no file name
+        return False

@@ -1,0 +1,227 @@
+"""Which cell of the answer book answers a request, and the cell's answer filled in.
+
+The cells of the request's method in its thread's state (thread_states.py) are tried in
+turn, the first way that finds one wins:
+
+1. the same params: a cell's params with each placeholder (`{{thread}}`, `{{work}}`...)
+   standing for any text (an id's for a UUID), the text it stood for kept to fill the
+   answer (for a fork, a cell of `idle` after those of `forked`); a refused (invalid) cell
+   of any state too, as codex refuses those before any handler runs;
+2. the same set of fields;
+3. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
+   or for a tagged value the same `type`, for a list the same kinds of items);
+4. the full call if the request sends a field the minimal call lacks, else the minimal one.
+
+A state with no valid cell of the method borrows those of `idle`, then of `none` (a
+method that takes no thread has cells in `none` only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
+from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
+
+PLACEHOLDER = re.compile(r"\{\{([a-z]+)\}\}")
+# The placeholders that stand for an id (probes/explore/fixtures.py): a UUID, so that a
+# malformed id is not taken for one and gets the release's refusal of it.
+IDS = frozenset({"thread", "turn", "unknown"})
+ID_TEXT = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+ANY_TEXT = ".+?"
+MINIMAL, FULL = "minimal", "full"
+
+
+def answering_cell(
+    book: AnswerBook, method: str, state: str, params: Any
+) -> tuple[BookCell, dict[str, str]] | None:
+    """The cell that answers `method` with `params` in `state`, and the values its
+    placeholders matched in the request (None: the book has no cell of the method)."""
+    cells = book.cells_of(method)
+    if not cells:
+        return None
+    exact = same_params_cell(book, method, state, params)
+    if exact is not None:
+        return exact
+    pool = _valid_in(cells, state) or _valid_in(cells, IDLE) or _valid_in(cells, NONE)
+    if not pool:
+        pool = cells
+    chosen = (
+        _same_fields(pool, params) or _same_value(pool, params) or _minimal_or_full(pool, params)
+    )
+    return chosen, {}
+
+
+def same_params_cell(
+    book: AnswerBook, method: str, state: str, params: Any
+) -> tuple[BookCell, dict[str, str]] | None:
+    """The cell of `method` in `state` (or a refused one of any state) whose params are
+    the request's (way 1 above), and what its placeholders matched."""
+    cells = book.cells_of(method)
+    near = [c for nearby in nearby_states(state) for c in cells if c.state == nearby]
+    refusals = [c for c in cells if c.kind == "invalid" and c not in near]
+    for candidate in [*near, *refusals]:
+        captured: dict[str, str] = {}
+        if matches(candidate.params, params, captured):
+            return candidate, captured
+    return None
+
+
+def nearby_states(state: str) -> list[str]:
+    """`state`, then the one whose cells answer for it too: a fork is an idle thread plus
+    what it was forked from."""
+    return [state, IDLE] if state == FORKED else [state]
+
+
+def _valid_in(cells: list[BookCell], state: str) -> list[BookCell]:
+    return [c for c in cells if c.state == state and c.kind == "valid"]
+
+
+def matches(pattern: Any, value: Any, captured: dict[str, str]) -> bool:
+    """Whether `value` is `pattern` with its placeholders standing for any text (a
+    placeholder met twice for the same text); the texts put in `captured`."""
+    if isinstance(pattern, str):
+        if not isinstance(value, str):
+            return False
+        if "{{" not in pattern:
+            return pattern == value
+        return _match_text(pattern, value, captured)
+    if isinstance(pattern, dict):
+        if not isinstance(value, dict) or set(pattern) != set(value):
+            return False
+        return all(matches(pattern[key], value[key], captured) for key in pattern)
+    if isinstance(pattern, list):
+        if not isinstance(value, list) or len(pattern) != len(value):
+            return False
+        return all(matches(p, v, captured) for p, v in zip(pattern, value, strict=True))
+    return type(pattern) is type(value) and pattern == value
+
+
+def _match_text(pattern: str, value: str, captured: dict[str, str]) -> bool:
+    parts: list[str] = []
+    names: list[str] = []
+    last = 0
+    for found in PLACEHOLDER.finditer(pattern):
+        parts.append(re.escape(pattern[last : found.start()]))
+        name = found.group(1)
+        if name in names or name in captured:
+            known = captured.get(name)
+            parts.append(re.escape(known) if known is not None else f"(?P={name})")
+        else:
+            parts.append(f"(?P<{name}>{ID_TEXT if name in IDS else ANY_TEXT})")
+            names.append(name)
+        last = found.end()
+    parts.append(re.escape(pattern[last:]))
+    found_all = re.fullmatch("".join(parts), value, flags=re.DOTALL)
+    if found_all is None:
+        return False
+    captured.update({name: found_all.group(name) for name in names})
+    return True
+
+
+def _fields(params: Any) -> frozenset[str] | None:
+    return frozenset(params) if isinstance(params, dict) else None
+
+
+def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
+    wanted = _fields(params)
+    return next((c for c in pool if _fields(c.params) == wanted), None)
+
+
+def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
+    if not isinstance(params, dict):
+        return None
+    for cell in pool:
+        field, equals, _ = cell.variant.partition("=")
+        if not equals or not isinstance(cell.params, dict) or field not in params:
+            continue
+        if _same_kind(cell.params.get(field), params[field]):
+            return cell
+    return None
+
+
+def _same_kind(recorded: Any, sent: Any) -> bool:
+    """The enumerated value `sent` is the one `recorded` stands for."""
+    if matches(recorded, sent, {}):
+        return True
+    if isinstance(recorded, dict) and isinstance(sent, dict):
+        return "type" in recorded and recorded.get("type") == sent.get("type")
+    if isinstance(recorded, list) and isinstance(sent, list) and recorded and sent:
+        kinds = {_kind(item) for item in sent}
+        return kinds == {_kind(item) for item in recorded}
+    return False
+
+
+def _kind(item: Any) -> Any:
+    return item.get("type") if isinstance(item, dict) else type(item).__name__
+
+
+def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    full = next((c for c in pool if c.variant == FULL), None)
+    sent = _fields(params) or frozenset()
+    beyond = minimal is None or not sent <= (_fields(minimal.params) or frozenset())
+    if beyond and full is not None:
+        return full
+    return minimal or full or pool[0]
+
+
+def fill(value: Any, values: Mapping[str, str]) -> Any:
+    """`value` with every placeholder it holds replaced by its value (an unknown one kept)."""
+    if isinstance(value, str):
+        return PLACEHOLDER.sub(lambda found: values.get(found.group(1), found.group(0)), value)
+    if isinstance(value, list):
+        return [fill(item, values) for item in value]
+    if isinstance(value, dict):
+        return {fill(key, values): fill(item, values) for key, item in value.items()}
+    return value
+
+
+def minimal_answer(book: AnswerBook, method: str, state: str) -> dict[str, Any]:
+    """The release's answer to the minimal call of `method` in `state` (else `idle`, else
+    `none`): what it answers with nothing sent ({} where it did not answer one)."""
+    pool = _answered_pool(book, method, state)
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    return minimal.result if minimal is not None and isinstance(minimal.result, dict) else {}
+
+
+def _answered_pool(book: AnswerBook, method: str, state: str) -> list[BookCell]:
+    answered = [
+        c for c in book.cells_of(method) if c.outcome == "answered" and isinstance(c.result, dict)
+    ]
+    pool = [c for c in answered if c.state == state] or [c for c in answered if c.state == IDLE]
+    return pool or [c for c in answered if c.state == NONE]
+
+
+def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str, Any]:
+    """What the enumerated values `params` sends change in the release's answer: for each
+    such field, the answer's top-level keys (but the thread) in which its `FIELD=VALUE`
+    cell's answer differs from the minimal call's (placeholders kept). How codex echoes
+    a sandbox or an approval policy sent, in its own form."""
+    if not isinstance(params, dict):
+        return {}
+    pool = _answered_pool(book, method, state)
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    if minimal is None:
+        return {}
+    found: dict[str, Any] = {}
+    for name, sent in params.items():
+        cell = next((c for c in pool if _sets(c, name, sent)), None)
+        if cell is None:
+            continue
+        for key, value in cell.result.items():
+            if key != "thread" and minimal.result.get(key) != value:
+                found[key] = value
+    return found
+
+
+def _sets(cell: BookCell, name: str, sent: Any) -> bool:
+    field, equals, _ = cell.variant.partition("=")
+    return (
+        bool(equals)
+        and field == name
+        and isinstance(cell.params, dict)
+        and _same_kind(cell.params.get(name), sent)
+    )

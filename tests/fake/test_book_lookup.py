@@ -1,0 +1,138 @@
+"""Which cell of the book answers a request: the same params, else the same fields, else
+the enumerated value sent, else the minimal or full call; and how a thread's state moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codex_probe.fake_appserver.book_lookup import answering_cell, fill, matches
+from codex_probe.fake_appserver.thread_states import ThreadStates
+from codex_probe.probes.releases.learn.book import learn_book
+from tests.fake.book_fixtures import cell, record
+
+T = "{{thread}}"
+ID = "01a23a4d-2348-7683-ab1d-51da57ab6e25"
+BOOK = learn_book(
+    record(
+        "0.171.0",
+        [
+            cell("thread/start", "none", "minimal", None, result={"v": "minimal"}),
+            cell(
+                "thread/start",
+                "none",
+                "full",
+                {"cwd": "{{work}}", "ephemeral": True, "sandbox": "read-only"},
+                result={"v": "full"},
+            ),
+            cell(
+                "thread/start",
+                "none",
+                "sandbox=workspace-write",
+                {"sandbox": "workspace-write"},
+                result={"v": "ws"},
+            ),
+            cell(
+                "thread/start",
+                "none",
+                "sandbox=danger-full-access",
+                {"sandbox": "danger-full-access"},
+                result={"v": "dfa"},
+            ),
+            cell(
+                "thread/start",
+                "none",
+                "ephemeral of the wrong type",
+                {"ephemeral": 42},
+                kind="invalid",
+                error={"code": -32600, "message": "m"},
+            ),
+            cell("thread/read", "idle", "minimal", {"threadId": T}, result={"v": "idle"}),
+            cell("thread/read", "none", "minimal", {"threadId": T}, result={"v": "none"}),
+        ],
+    )
+)
+
+
+def variant(method: str, state: str, params: Any) -> str:
+    found = answering_cell(BOOK, method, state, params)
+    assert found is not None
+    return found[0].variant
+
+
+def test_the_same_params_win_with_a_placeholder_standing_for_any_text() -> None:
+    params = {"cwd": "/w", "ephemeral": True, "sandbox": "read-only"}
+    assert variant("thread/start", "none", params) == "full"
+    found = answering_cell(BOOK, "thread/start", "none", params)
+    assert found is not None and found[1] == {"work": "/w"}
+
+
+def test_a_refused_call_of_the_same_params_is_found_in_any_state() -> None:
+    assert variant("thread/start", "idle", {"ephemeral": 42}) == "ephemeral of the wrong type"
+
+
+def test_else_the_enumerated_value_sent_picks_its_cell() -> None:
+    assert variant("thread/start", "none", {"cwd": "/w", "sandbox": "danger-full-access"}) == (
+        "sandbox=danger-full-access"
+    )
+
+
+def test_else_a_field_beyond_the_minimal_call_picks_the_full_one() -> None:
+    assert variant("thread/start", "none", {"model": "m"}) == "full"
+    assert variant("thread/start", "none", None) == "minimal"
+
+
+def test_a_state_without_cells_borrows_idle_and_a_known_state_its_own() -> None:
+    assert variant("thread/read", "none", {"threadId": "x"}) == "minimal"
+    found = answering_cell(BOOK, "thread/read", "forked", {"threadId": "x", "more": 1})
+    assert found is not None and found[0].result == {"v": "idle"}
+
+
+def test_a_placeholder_met_twice_must_stand_for_the_same_text() -> None:
+    assert matches({"a": T, "b": T}, {"a": ID, "b": ID}, {})
+    assert not matches({"a": T, "b": T}, {"a": ID, "b": ID.replace("1", "2")}, {})
+    assert not matches({"a": 1}, {"a": True}, {})
+
+
+def test_an_id_placeholder_stands_for_a_uuid_only_and_a_path_one_for_any_text() -> None:
+    assert not matches({"threadId": T}, {"threadId": "not-a-uuid"}, {})
+    captured: dict[str, str] = {}
+    assert matches({"path": "{{work}}/f"}, {"path": "any/where/f"}, captured)
+    assert captured == {"work": "any/where"}
+
+
+def test_an_answer_is_filled_with_the_fakes_values_and_an_unknown_placeholder_kept() -> None:
+    filled = fill(
+        {"id": T, "{{work}}/k": ["{{work}}/f", "{{other}}"]}, {"thread": "t", "work": "/w"}
+    )
+    assert filled == {"id": "t", "/w/k": ["/w/f", "{{other}}"]}
+
+
+def test_a_threads_state_moves_with_the_calls_that_move_it() -> None:
+    states = ThreadStates()
+
+    def state(thread_id: str = "t", **held: bool) -> str:
+        held = {"loaded": True, "active": False, "stored": True, **held}
+        return states.state_of(thread_id, **held)
+
+    assert state("nobody", loaded=False, stored=False) == "none"
+    assert state(loaded=False) == "unloaded"
+    assert state() == "idle" and state(active=True) == "in-flight"
+    states.saw("thread/compact/start", {"threadId": "t"}, {})
+    assert state() == "compacted"
+    states.saw("thread/fork", {"threadId": "t"}, {"thread": {"id": "c"}})
+    assert state("c") == "compacted"  # a fork carries its parent's history
+    states.saw("thread/archive", {"threadId": "t"}, {})
+    assert state(active=True) == "archived"
+    states.saw("thread/unarchive", {"threadId": "t"}, {})
+    assert state() == "idle"
+    states.saw("thread/fork", {"threadId": "t"}, {"thread": {"id": "f"}})
+    assert state("f") == "forked"
+    states.saw("thread/rollback", {"threadId": "f"}, {})
+    assert state("f") == "rolled-back"
+    states.saw("thread/delete", {"threadId": "f"}, {})
+    assert state("f") == "none"
+
+
+def test_a_fork_is_answered_by_the_idle_cells_of_the_same_params() -> None:
+    found = answering_cell(BOOK, "thread/read", "forked", {"threadId": "x"})
+    assert found is not None and found[0].state == "idle"

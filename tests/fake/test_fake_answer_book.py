@@ -1,0 +1,137 @@
+"""The fake, as a real process on a profile with an answer book, answers every method its
+handlers do not know as the release did: per thread state, per variant, with the
+release's notifications and its own values in place of the placeholders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codex_probe.harness.jsonrpc.errors import ServerError
+from tests.fake.book_fixtures import cell, profile_with_book
+from tests.fake.conftest import FakeProcesses
+
+UNKNOWN = "00000000-0000-4000-8000-00000000e4a1"
+NO_ROLLOUT = "no rollout found for thread id {{thread}}"
+
+CELLS = [
+    cell(
+        "thread/archive",
+        "idle",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        result={},
+        notifications=[{"method": "thread/archived", "params": {"threadId": "{{thread}}"}}],
+    ),
+    cell(
+        "thread/archive",
+        "none",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": NO_ROLLOUT},
+    ),
+    cell("thread/goal/get", "idle", "minimal", {"threadId": "{{thread}}"}, result={"goal": None}),
+    cell(
+        "thread/goal/get",
+        "archived",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": "thread not found: {{thread}}"},
+    ),
+    cell(
+        "thread/goal/get",
+        "none",
+        "without threadId",
+        {},
+        kind="invalid",
+        error={"code": -32600, "message": "Invalid request: missing field `threadId`"},
+    ),
+    cell(
+        "fs/readFile",
+        "none",
+        "minimal",
+        {"path": "{{work}}/files/readme.txt"},
+        result={"dataBase64": "ZXhwbG9yZQ==", "path": "{{work}}/files/readme.txt"},
+    ),
+    cell(
+        "turn/start",
+        "none",
+        "input of the wrong type",
+        {"threadId": "{{thread}}", "input": 42},
+        kind="invalid",
+        error={
+            "code": -32600,
+            "message": "Invalid request: invalid type: integer `42`, expected a sequence",
+        },
+    ),
+]
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> str:
+    return str(profile_with_book("0.171.0", tmp_path / "profile", CELLS))
+
+
+async def test_a_method_without_a_handler_is_answered_from_the_book_with_its_notifications(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "hello")
+    assert await client.request("thread/archive", {"threadId": thread_id}) == {}
+    archived = await client.wait_for_notification("thread/archived", timeout=5)
+    assert archived.params == {"threadId": thread_id}
+
+
+async def test_a_call_about_an_id_nobody_has_gets_the_refusal_of_the_state_none(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    with pytest.raises(ServerError) as refused:
+        await client.request("thread/archive", {"threadId": UNKNOWN})
+    assert (refused.value.code, refused.value.message) == (
+        -32600,
+        f"no rollout found for thread id {UNKNOWN}",
+    )
+
+
+async def test_an_archived_thread_is_answered_as_the_release_answers_in_that_state(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "hello")
+    assert await client.request("thread/goal/get", {"threadId": thread_id}) == {"goal": None}
+    await client.request("thread/archive", {"threadId": thread_id})
+    with pytest.raises(ServerError, match=f"thread not found: {thread_id}"):
+        await client.request("thread/goal/get", {"threadId": thread_id})
+
+
+async def test_params_the_release_refused_as_they_are_are_refused_in_its_words(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    with pytest.raises(ServerError, match="missing field `threadId`"):
+        await client.request("thread/goal/get", {})
+    thread_id = await fake.new_thread(client)
+    # turn/start has a handler: the book wins only where the release refused the params.
+    with pytest.raises(ServerError, match=r"invalid type: integer `42`, expected a sequence"):
+        await client.request("turn/start", {"threadId": thread_id, "input": 42})
+
+
+async def test_the_placeholders_of_an_answer_get_the_paths_the_request_named(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    path = "/somewhere/else/files/readme.txt"
+    answer = await client.request("fs/readFile", {"path": path})
+    assert answer == {"dataBase64": "ZXhwbG9yZQ==", "path": path}
+
+
+async def test_a_method_the_book_has_no_cell_for_is_still_an_unknown_variant(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    with pytest.raises(ServerError, match="unknown variant `app/list`"):
+        await client.request("app/list", {})
