@@ -222,7 +222,7 @@ async def explore(
     validator = MessageValidator(schema_dir)
 
     def reproduce(key: str) -> str:
-        return f"codex-probe explore --codex {backend.version} --cell '{key}'"
+        return f"codex-probe explore --codex {backend.version} --walks 0 --cell '{key}'"
 
     outbounds = [Outbound() for _ in range(1 + len(THREAD_LANES) + walks)]
     async with contextlib.AsyncExitStack() as stack:

@@ -30,7 +30,7 @@ from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute
 from codex_probe.probes.explore.lane import Lane
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan
 from codex_probe.probes.explore.record import Surprise
-from codex_probe.probes.explore.states import Subject, ThreadLab
+from codex_probe.probes.explore.states import StateUnreachable, Subject, ThreadLab
 
 DEFAULT_STEPS = 12
 # Lifecycle steps, and how often each is drawn against a call of the plan.
@@ -151,6 +151,8 @@ async def walk(
             came = await _step(lane, lab, step, subjects)
         except (ServerError, NotificationTimeout) as refused:
             came = f"refused: {str(refused).splitlines()[0]}"
+        except StateUnreachable as cannot:  # e.g. a roll back on a release without one
+            came = f"cannot: {cannot}"
         except (RequestTimeout, TransportError) as stopped:
             what = f"step {number + 1} ({step}): {str(stopped).splitlines()[0]}"
             result.surprise = Surprise(what, f"walk {seed}", _told(steps, number), reproduce)

@@ -63,6 +63,6 @@ def test_a_request_left_unanswered_is_a_surprise_with_the_command_that_replays_i
     assert f"- {HANG}: no answer within 10 s" in done.stdout
     assert "    thread/fork (a copy for this call)" in done.stdout
     assert (
-        f"  Reproduce with: codex-probe explore --codex {SPEC_CODEX_VERSION} --cell '{HANG}'"
-        in done.stdout
+        f"  Reproduce with: codex-probe explore --codex {SPEC_CODEX_VERSION} --walks 0 "
+        f"--cell '{HANG}'" in done.stdout
     )
