@@ -220,6 +220,9 @@ async def explore(
     record = ExplorationRecord(backend.version, seed, plan.methods)
     record.unsent = [{"method": u.method, "variant": u.variant, "why": u.why} for u in plan.unsent]
     validator = MessageValidator(schema_dir)
+    # What the lab may use to reach a state: the release's methods, not only those of the
+    # cells asked for (`--cell` of a rolled-back cell still needs thread/rollback).
+    release_methods = set(validator.methods("client request"))
 
     def reproduce(key: str) -> str:
         return f"codex-probe explore --codex {backend.version} --walks 0 --cell '{key}'"
@@ -244,7 +247,7 @@ async def explore(
                     run_thread_lane(
                         lane,
                         [c for c in plan.cells if c.state in states and sweep],
-                        set(plan.methods),
+                        release_methods,
                     )
                 )
                 for lane, states in zip(thread_lanes, THREAD_LANES, strict=True)
@@ -263,7 +266,13 @@ async def explore(
         for number in range(walks):
             walk_lane = lane("walk", outbounds[1 + len(THREAD_LANES) + number])
             result = await run_walk(
-                walk_lane, plan, seed + number, steps, backend.version, walk_variants
+                walk_lane,
+                plan,
+                release_methods,
+                seed + number,
+                steps,
+                backend.version,
+                walk_variants,
             )
             record.walks.append(result.to_json())
             if result.surprise is not None:
@@ -276,6 +285,7 @@ async def explore(
 async def run_walk(
     lane: Lane,
     plan: Plan,
+    release_methods: set[str],
     seed: int,
     steps: int,
     version: str,
@@ -286,7 +296,7 @@ async def run_walk(
     async with Wiretap(responder=lane.replies) as tap:
         with ExploreHome(tap.base_url, lane.outbound.env()) as home:
             try:
-                lab = ThreadLab(await lane.open(tap, home), set(plan.methods))
+                lab = ThreadLab(await lane.open(tap, home), release_methods)
                 return await walk(lane, lab, seed, drawn, version)
             except TransportError as error:
                 what = f"the app-server stopped before the walk: {error.summary}"

@@ -66,3 +66,22 @@ def test_a_request_left_unanswered_is_a_surprise_with_the_command_that_replays_i
         f"  Reproduce with: codex-probe explore --codex {SPEC_CODEX_VERSION} --walks 0 "
         f"--cell '{HANG}'" in done.stdout
     )
+
+
+def test_one_cell_of_a_state_reached_by_another_method_is_reached(
+    default_codex: Installation,
+) -> None:
+    # The rolled-back state needs thread/rollback, which the cell asked for does not call:
+    # a replay of one cell once could not reach it (the lab knew only the cells' methods).
+    done = codex_probe(
+        "explore",
+        "--codex",
+        DEFAULT_CODEX_VERSION,
+        "--walks",
+        "0",
+        "--cell",
+        "thread/read rolled-back minimal",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "not reached" not in done.stdout
+    assert "1 calls (1 answered" in done.stdout.splitlines()[0]
