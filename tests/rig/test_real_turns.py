@@ -312,7 +312,7 @@ def test_two_calls_in_one_response_run_at_once_and_go_back_in_the_order_of_the_c
     assert outputs["call_wiretap_0_1"].endswith("Output:\ntwo\n")
 
 
-def test_0_120_never_completes_the_item_of_a_command_still_running_at_its_first_read(
+def test_the_item_of_a_command_that_runs_for_seconds_completes_after_0_120_which_may_lose_it(
     tmp_path_factory: pytest.TempPathFactory, version: str
 ) -> None:
     run = real(tmp_path_factory, version, "command-waits")
@@ -323,5 +323,11 @@ def test_0_120_never_completes_the_item_of_a_command_still_running_at_its_first_
     )
     assert run.notifications("item/commandExecution/outputDelta") != []
     completed = run.items("completed", "commandExecution")
-    assert [item["id"] for item in completed] == ([] if version == "0.120.0" else [started["id"]])
+    completed_ids = [item["id"] for item in completed]
+    if version == "0.120.0":
+        # A race of 0.120.0's own, not a rule: it loses the item/completed most of the time
+        # (20 of 20 runs quiet, 9 of 10 at load 7 to 12: bench/turn_races.py), not always.
+        assert completed_ids in ([], [started["id"]])
+    else:
+        assert completed_ids == [started["id"]]
     assert [t["status"] for t in run.completed_turns()] == ["completed"]
