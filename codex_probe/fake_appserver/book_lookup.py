@@ -8,9 +8,14 @@ turn, the first way that finds one wins:
    answer (for a fork, a cell of `idle` after those of `forked`); a refused (invalid) cell
    of any state too, as codex refuses those before any handler runs;
 2. the same set of fields;
-3. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
+3. the full call, where the release refused it for the fields its message names
+   (book_echoes.py) and the request sends them all too;
+4. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
    or for a tagged value the same `type`, for a list the same kinds of items);
-4. the full call if the request sends a field the minimal call lacks, else the minimal one.
+5. the full call if the request sends a field the minimal call lacks and its params are
+   no farther from the request's than the minimal call's (`_distance`), but for a full
+   call refused for fields the request does not send (while the minimal one was
+   answered); else the minimal one.
 
 A state with no valid cell of the method borrows those of `idle`, then of `none` (a
 method that takes no thread has cells in `none` only).
@@ -23,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
+from codex_probe.fake_appserver.book_echoes import refusal_causes
 from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
 PLACEHOLDER = re.compile(r"\{\{([a-z]+)\}\}")
@@ -49,7 +55,10 @@ def answering_cell(
     if not pool:
         pool = cells
     chosen = (
-        _same_fields(pool, params) or _same_value(pool, params) or _minimal_or_full(pool, params)
+        _same_fields(pool, params)
+        or _refused_for_what_it_sends(pool, params)
+        or _same_value(pool, params)
+        or _minimal_or_full(pool, params)
     )
     return chosen, {}
 
@@ -131,15 +140,19 @@ def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
 
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
+    """The `FIELD=VALUE` cell of a value the request sends; a refused one first, as
+    codex refuses a call for any one value it refuses."""
     if not isinstance(params, dict):
         return None
-    for cell in pool:
-        field, equals, _ = cell.variant.partition("=")
-        if not equals or not isinstance(cell.params, dict) or field not in params:
-            continue
-        if _same_kind(cell.params.get(field), params[field]):
-            return cell
-    return None
+    found = [cell for cell in pool if _sets_sent_value(cell, params)]
+    return next((c for c in found if c.outcome == "refused"), None) or next(iter(found), None)
+
+
+def _sets_sent_value(cell: BookCell, params: dict[str, Any]) -> bool:
+    field, equals, _ = cell.variant.partition("=")
+    if not equals or not isinstance(cell.params, dict) or field not in params:
+        return False
+    return _same_kind(cell.params.get(field), params[field])
 
 
 def _same_kind(recorded: Any, sent: Any) -> bool:
@@ -163,9 +176,69 @@ def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
     full = next((c for c in pool if c.variant == FULL), None)
     sent = _fields(params) or frozenset()
     beyond = minimal is None or not sent <= (_fields(minimal.params) or frozenset())
-    if beyond and full is not None:
+    if (
+        beyond
+        and full is not None
+        and not _refused_for_what_is_not_sent(full, minimal, sent)
+        and (minimal is None or _distance(minimal, params) >= _distance(full, params))
+    ):
         return full
     return minimal or full or pool[0]
+
+
+def _distance(cell: BookCell, params: Any) -> int:
+    """How far `cell`'s params are from the request's: the fields one sends and the other
+    not, and those both send with values of other kinds."""
+    mine = cell.params if isinstance(cell.params, dict) else {}
+    theirs = params if isinstance(params, dict) else {}
+    apart = set(mine) ^ set(theirs)
+    shared = set(mine) & set(theirs)
+    return len(apart) + sum(1 for name in shared if not _alike(mine[name], theirs[name]))
+
+
+def _alike(recorded: Any, sent: Any) -> bool:
+    return type(recorded) is type(sent) and (not isinstance(sent, bool) or recorded == sent)
+
+
+def refused_for_its_values(
+    book: AnswerBook, method: str, state: str, params: Any
+) -> BookCell | None:
+    """The cell that refused the request's own values where the release answered the
+    minimal call in `state`: a refused `FIELD=VALUE` cell of a value it sends, or a full
+    call refused for a field it sends (way 3). For a method the fake's handler answers."""
+    pool = _valid_in(book.cells_of(method), state)
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    if minimal is None or minimal.outcome != "answered":
+        return None
+    found = _refused_for_what_it_sends(pool, params) or _same_value(pool, params)
+    return found if found is not None and found.outcome == "refused" else None
+
+
+def _causes(full: BookCell, minimal: BookCell | None) -> frozenset[str]:
+    """The fields the full call sent beyond the minimal one that its refusal names, where
+    the minimal call was answered (none: the refusal is not the fields' doing)."""
+    if full.outcome != "refused" or minimal is None or minimal.outcome != "answered":
+        return frozenset()
+    beyond = (_fields(full.params) or frozenset()) - (_fields(minimal.params) or frozenset())
+    return refusal_causes(full, beyond)
+
+
+def _refused_for_what_is_not_sent(
+    full: BookCell, minimal: BookCell | None, sent: frozenset[str]
+) -> bool:
+    causes = _causes(full, minimal)
+    return bool(causes) and not causes <= sent
+
+
+def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | None:
+    """The full call, where the release refused it for fields the request sends too
+    (all of them: `toolOutput` cannot be combined with `input`)."""
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    full = next((c for c in pool if c.variant == FULL), None)
+    if full is None:
+        return None
+    causes = _causes(full, minimal)
+    return full if causes and causes <= (_fields(params) or frozenset()) else None
 
 
 def fill(value: Any, values: Mapping[str, str]) -> Any:
@@ -185,6 +258,13 @@ def minimal_answer(book: AnswerBook, method: str, state: str) -> dict[str, Any]:
     pool = _answered_pool(book, method, state)
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     return minimal.result if minimal is not None and isinstance(minimal.result, dict) else {}
+
+
+def full_answered(book: AnswerBook, method: str, state: str) -> BookCell | None:
+    """The full call of `method` in `state` (else `idle`, else `none`) where the release
+    answered it: the cell that shows what of the params its answer echoes."""
+    pool = _answered_pool(book, method, state)
+    return next((c for c in pool if c.variant == FULL), None)
 
 
 def _answered_pool(book: AnswerBook, method: str, state: str) -> list[BookCell]:
