@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
-from codex_probe.fake_appserver.book_echoes import echo_answer, echo_words
+from codex_probe.fake_appserver.book_echoes import (
+    echo_answer,
+    echo_words,
+    unasked_parts_dropped,
+)
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
     effects,
@@ -158,9 +162,12 @@ class BookAnswers:
         without = minimal_answer(self.book, method, state)
         return BookAnswer(
             outcome=cell.outcome,
-            result=fill(echo_answer(cell.result, cell.params, params, without), values),
+            result=fill(_own_answer(cell, params, without), values),
             error=error,
-            notifications=[(n.method, fill(n.params, values)) for n in cell.notifications],
+            notifications=[
+                (n.method, fill(echo_answer(n.params, cell.params, params, {}), values))
+                for n in cell.notifications
+            ],
             cell=f"{cell.state} {cell.variant}",
         )
 
@@ -183,6 +190,13 @@ class BookAnswers:
         loaded = self.loaded.get(thread_id)
         turns = loaded.listed_turns() if loaded is not None else []
         return str(turns[-1]["id"]) if turns and "id" in turns[-1] else None
+
+
+def _own_answer(cell: BookCell, params: Any, without: dict[str, Any]) -> Any:
+    """`cell`'s answer made the request's (book_echoes.py): the values it echoes, without
+    the parts the request does not ask for."""
+    echoed = echo_answer(cell.result, cell.params, params, without)
+    return unasked_parts_dropped(echoed, cell.params, params, without)
 
 
 def _retyped(

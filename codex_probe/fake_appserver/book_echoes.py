@@ -132,3 +132,25 @@ def _same(answered: Any, sent: Any) -> bool:
 
 def _holds_placeholder(value: Any) -> bool:
     return "{{" in str(value)
+
+
+def unasked_parts_dropped(
+    result: Any, cell_params: Any, params: Any, without: Mapping[str, Any]
+) -> Any:
+    """`result` without each top-level key the answer without those fields (`without`)
+    lacks and a flag the cell sent true names (`includeLayers` names `layers`), where the
+    request does not send that flag, or sends it false."""
+    if not isinstance(result, dict) or not isinstance(cell_params, dict) or not without:
+        return result
+    if not isinstance(params, dict):
+        params = {}
+    dropped = set()
+    for key in set(result) - set(without):
+        askers = [
+            name
+            for name, flag in cell_params.items()
+            if flag is True and key.lower() in name.lower() and name != key
+        ]
+        if askers and not any(params.get(name) for name in askers):
+            dropped.add(key)
+    return {key: value for key, value in result.items() if key not in dropped}

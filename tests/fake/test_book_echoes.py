@@ -6,8 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import BookCell, RecordedError
-from codex_probe.fake_appserver.book_echoes import echo_answer, echo_words, refusal_causes
-from codex_probe.fake_appserver.book_lookup import answering_cell
+from codex_probe.fake_appserver.book_echoes import (
+    echo_answer,
+    echo_words,
+    refusal_causes,
+    unasked_parts_dropped,
+)
+from codex_probe.fake_appserver.book_lookup import answering_cell, refused_for_its_values
 from codex_probe.probes.releases.learn.book import learn_book
 from tests.fake.book_fixtures import cell, record
 
@@ -111,3 +116,97 @@ def test_a_full_call_refused_for_a_field_the_request_sends_refuses_it() -> None:
 def test_a_full_call_refused_for_two_fields_together_refuses_only_a_request_with_both() -> None:
     assert variant("turn/start", {"input": [1], "cwd": "/w"}) == "minimal"
     assert variant("turn/start", {"input": [1], "toolOutput": {}}) == "full"
+
+
+REFUSING = learn_book(
+    record(
+        "0.165.0",
+        [
+            cell("review/start", "idle", "minimal", {"threadId": T}, result={"turn": {}}),
+            cell("review/start", "forked", "minimal", {"threadId": T}, result={"turn": {}}),
+            cell(
+                "review/start",
+                "idle",
+                "full",
+                {"delivery": "inline", "threadId": T},
+                result={"turn": {}},
+            ),
+            cell(
+                "review/start",
+                "idle",
+                "delivery=detached",
+                {"delivery": "detached", "threadId": T},
+                error={"code": -32600, "message": "detached review is not supported"},
+            ),
+            cell(
+                "review/start",
+                "idle",
+                "approvalPolicy=Granular",
+                {"approvalPolicy": {"granular": {"rules": False}}, "threadId": T},
+                error={"code": -32600, "message": "granular requires experimentalApi"},
+            ),
+        ],
+    )
+)
+
+
+def test_a_value_the_release_refused_refuses_a_request_of_the_full_calls_fields_too() -> None:
+    found = answering_cell(
+        REFUSING, "review/start", "idle", {"delivery": "detached", "threadId": "t"}
+    )
+    assert found is not None and found[0].variant == "delivery=detached"
+
+
+def test_an_externally_tagged_value_is_known_by_its_one_key() -> None:
+    sent = {"approvalPolicy": {"granular": {"rules": True}}, "threadId": "t"}
+    found = answering_cell(REFUSING, "review/start", "idle", sent)
+    assert found is not None and found[0].variant == "approvalPolicy=Granular"
+
+
+def test_a_part_of_the_answer_a_field_asks_for_is_left_out_where_the_request_does_not_ask() -> None:
+    full: dict[str, Any] = {"config": {}, "layers": []}
+    sent = {"cwd": "{{work}}", "includeLayers": True}
+    minimal: dict[str, Any] = {"config": {}}
+    assert unasked_parts_dropped(full, sent, {"cwd": "/w"}, minimal) == {"config": {}}
+    assert unasked_parts_dropped(full, sent, {"includeLayers": True}, minimal) == full
+
+
+def test_a_value_refused_on_an_idle_thread_is_refused_on_a_forked_one_too() -> None:
+    found = refused_for_its_values(
+        REFUSING, "review/start", "forked", {"delivery": "detached", "threadId": "t"}
+    )
+    assert found is not None and found.variant == "delivery=detached"
+
+
+def test_a_value_refused_where_the_minimal_call_was_refused_too_is_the_states_doing() -> None:
+    goal_book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell(
+                    "thread/goal/set",
+                    "idle",
+                    "minimal",
+                    {"threadId": T},
+                    error={"code": -32600, "message": "no goal exists"},
+                ),
+                cell(
+                    "thread/goal/set",
+                    "idle",
+                    "full",
+                    {"objective": "o", "status": "paused", "threadId": T},
+                    result={"goal": {}},
+                ),
+                cell(
+                    "thread/goal/set",
+                    "idle",
+                    "status=paused",
+                    {"status": "paused", "threadId": T},
+                    error={"code": -32600, "message": "no goal exists"},
+                ),
+            ],
+        )
+    )
+    sent = {"objective": "x", "status": "paused", "threadId": "t"}
+    found = answering_cell(goal_book, "thread/goal/set", "idle", sent)
+    assert found is not None and found[0].variant == "full"
