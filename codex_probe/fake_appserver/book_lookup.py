@@ -97,8 +97,8 @@ def _with_idle_values(cells: list[BookCell], pool: list[BookCell]) -> list[BookC
     if not pool or pool[0].state in (IDLE, NONE):
         return pool
     idle = _valid_in(cells, IDLE)
-    if not any(c.variant == MINIMAL and c.outcome == "answered" for c in idle):
-        return pool  # idle refuses the call itself: its values' refusals say nothing
+    if not all(_minimal_answered(cells) for cells in (pool, idle)):
+        return pool  # the call itself refused there: a value's refusal says nothing
     have = {c.variant for c in pool}
     borrowed = [
         c for c in idle if "=" in c.variant and c.outcome == "refused" and c.variant not in have
@@ -254,6 +254,10 @@ def refused_for_its_values(
         [*pool, *_minimal_of(cells, IDLE)], params
     )
     return found if found is not None and found.outcome == "refused" else None
+
+
+def _minimal_answered(cells: list[BookCell]) -> bool:
+    return any(c.variant == MINIMAL and c.outcome == "answered" for c in cells)
 
 
 def _minimal_of(cells: list[BookCell], state: str) -> list[BookCell]:

@@ -126,6 +126,13 @@ REFUSING = learn_book(
             cell("review/start", "forked", "minimal", {"threadId": T}, result={"turn": {}}),
             cell(
                 "review/start",
+                "unloaded",
+                "minimal",
+                {"threadId": T},
+                error={"code": -32600, "message": f"thread not found: {T}"},
+            ),
+            cell(
+                "review/start",
                 "idle",
                 "full",
                 {"delivery": "inline", "threadId": T},
@@ -210,3 +217,9 @@ def test_a_value_refused_where_the_minimal_call_was_refused_too_is_the_states_do
     sent = {"objective": "x", "status": "paused", "threadId": "t"}
     found = answering_cell(goal_book, "thread/goal/set", "idle", sent)
     assert found is not None and found[0].variant == "full"
+
+
+def test_a_thread_the_release_cannot_find_is_refused_for_that_before_any_value() -> None:
+    sent = {"delivery": "detached", "threadId": "t"}
+    found = answering_cell(REFUSING, "review/start", "unloaded", sent)
+    assert found is not None and found[0].variant == "minimal"
