@@ -202,22 +202,36 @@ def _own_answer(cell: BookCell, params: Any, without: dict[str, Any]) -> Any:
 def _retyped(
     result: dict[str, Any], full: BookCell, params: dict[str, Any], without: dict[str, Any]
 ) -> dict[str, Any]:
-    """The top-level values the release echoed from the full call's params
-    (book_echoes.py) where the handler's answer holds another kind of value (a
-    `serviceTier` sent, left null)."""
-    cell = full
-    echoed = echo_answer(cell.result, cell.params, params, without)
-    if not isinstance(echoed, dict):
+    """The values the release echoed from the full call's params (book_echoes.py), at
+    the top of the answer or one object down (the thread's `threadSource`), where the
+    handler's answer holds another kind of value (a `serviceTier` sent, left null)."""
+    echoed = echo_answer(full.result, full.params, params, without)
+    if not isinstance(echoed, dict) or not isinstance(full.result, dict):
         return {}
-    return {
-        key: value
-        for key, value in echoed.items()
-        if isinstance(cell.params, dict)
-        and isinstance(cell.result, dict)
-        and cell.params.get(key, None) == cell.result.get(key)
-        and key in cell.params
-        and type(value) is not type(result.get(key))
-    }
+    return _retyped_in(result, echoed, full.result, full.params)
+
+
+def _retyped_in(
+    result: dict[str, Any], echoed: dict[str, Any], answered: dict[str, Any], sent: Any
+) -> dict[str, Any]:
+    if not isinstance(sent, dict):
+        return {}
+    changed: dict[str, Any] = {}
+    for key, value in echoed.items():
+        own, recorded = result.get(key), answered.get(key)
+        if key in sent and sent[key] == recorded and type(value) is not type(own):
+            changed[key] = value
+        elif isinstance(value, dict) and isinstance(own, dict) and isinstance(recorded, dict):
+            inner = {
+                name: part
+                for name, part in value.items()
+                if name in sent
+                and sent[name] == recorded.get(name)
+                and type(part) is not type(own.get(name))
+            }
+            if inner:
+                changed[key] = {**own, **inner}
+    return changed
 
 
 def runs_input_without_text(book: AnswerBook) -> bool:

@@ -223,3 +223,22 @@ def test_a_thread_the_release_cannot_find_is_refused_for_that_before_any_value()
     sent = {"delivery": "detached", "threadId": "t"}
     found = answering_cell(REFUSING, "review/start", "unloaded", sent)
     assert found is not None and found[0].variant == "minimal"
+
+
+def test_a_handlers_answer_takes_the_echoed_values_of_another_kind_one_object_down() -> None:
+    from codex_probe.fake_appserver.book_answers import _retyped
+
+    full = BookCell(
+        "idle",
+        "full",
+        "valid",
+        {"threadSource": "explore", "serviceTier": "flex", "threadId": T},
+        "answered",
+        result={"serviceTier": "flex", "thread": {"threadSource": "explore", "id": T}},
+    )
+    handler = {"serviceTier": None, "thread": {"threadSource": None, "id": "t"}}
+    sent = {"threadSource": "mine", "serviceTier": "fast", "threadId": "t"}
+    assert _retyped(handler, full, sent, {}) == {
+        "serviceTier": "fast",
+        "thread": {"threadSource": "mine", "id": "t"},
+    }
