@@ -218,7 +218,7 @@ def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
     if (
         beyond
         and full is not None
-        and not _refused_for_what_is_not_sent(full, minimal, sent)
+        and not _refused_for_what_is_not_sent(full, minimal, _filled_fields(params))
         and (minimal is None or _distance(minimal, params) >= _distance(full, params))
     ):
         return full
@@ -288,7 +288,15 @@ def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | 
     if full is None:
         return None
     causes = _causes(full, minimal)
-    return full if causes and causes <= (_fields(params) or frozenset()) else None
+    return full if causes and causes <= _filled_fields(params) else None
+
+
+def _filled_fields(params: Any) -> frozenset[str]:
+    """The fields the request sends a value in: an empty list, object or text, or null,
+    asks for nothing (`originators: []` filters nothing, where `["x"]` is refused)."""
+    if not isinstance(params, dict):
+        return frozenset()
+    return frozenset(k for k, v in params.items() if v is not None and v not in ([], {}, ""))
 
 
 def fill(value: Any, values: Mapping[str, str]) -> Any:

@@ -111,11 +111,13 @@ def test_a_full_call_refused_for_a_field_the_request_lacks_does_not_refuse_it() 
 def test_a_full_call_refused_for_a_field_the_request_sends_refuses_it() -> None:
     assert variant("thread/list", {"originators": ["o"], "sourceKinds": ["cli"]}) == "full"
     assert variant("thread/list", {"sourceKinds": ["cli"], "limit": 2}) == "sourceKinds=[cli]"
+    # An empty filter asks for nothing: not refused for it.
+    assert variant("thread/list", {"originators": [], "limit": 2}) != "full"
 
 
 def test_a_full_call_refused_for_two_fields_together_refuses_only_a_request_with_both() -> None:
     assert variant("turn/start", {"input": [1], "cwd": "/w"}) == "minimal"
-    assert variant("turn/start", {"input": [1], "toolOutput": {}}) == "full"
+    assert variant("turn/start", {"input": [1], "toolOutput": {"output": "o"}}) == "full"
 
 
 REFUSING = learn_book(
