@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
+from codex_probe.fake_appserver.book_echoes import (
+    echo_answer,
+    echo_words,
+    unasked_parts_dropped,
+)
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
     effects,
     fill,
+    full_answered,
     minimal_answer,
+    refused_for_its_values,
     same_params_cell,
 )
 from codex_probe.fake_appserver.request_check import refusal_of
@@ -71,14 +78,17 @@ class BookAnswers:
         answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
         exact = same_params_cell(self.book, method, state, params)
         if exact is not None and (answers_all or exact[0].outcome == "refused"):
-            return self._filled(exact[0], exact[1], params)
+            return self._filled(method, state, exact, params)
         refused = refusal_of(self.book, method, params)
         if refused is not None:
             return BookAnswer("refused", error=(*refused, None), cell="checked")
-        if not answers_all or not self.book.knows(method):
+        if not answers_all:
+            own = refused_for_its_values(self.book, method, state, params)
+            return None if own is None else self._filled(method, state, (own, {}), params)
+        if not self.book.knows(method):
             return None
         found = answering_cell(self.book, method, state, params)
-        return None if found is None else self._filled(found[0], found[1], params)
+        return None if found is None else self._filled(method, state, found, params)
 
     def state_of(self, params: Any) -> str:
         thread_id = _thread_id(params)
@@ -110,7 +120,11 @@ class BookAnswers:
         )
         changed: dict[str, Any] = {}
         if method in ECHOED and isinstance(params, dict):
+            full = full_answered(self.book, method, state)
+            without = minimal_answer(self.book, method, state)
+            retyped = {} if full is None else _retyped(result, full, params, without)
             changed = {
+                **retyped,
                 **self._defaults(method, state, params),
                 **effects(self.book, method, state, params),
             }
@@ -134,20 +148,26 @@ class BookAnswers:
             keys.append("approvalPolicy")
         return {key: minimal[key] for key in keys if key in minimal}
 
-    def _filled(self, cell: BookCell, captured: dict[str, str], params: Any) -> BookAnswer:
+    def _filled(
+        self, method: str, state: str, found: tuple[BookCell, dict[str, str]], params: Any
+    ) -> BookAnswer:
+        """`cell`'s answer filled with the fake's values, and the values the cell sent
+        that the release echoed (book_echoes.py) swapped for the request's."""
+        cell, captured = found
         values = {**self._own_values(params), **captured}
         error = None
         if cell.error is not None:
-            error = (
-                cell.error.code,
-                str(fill(cell.error.message, values)),
-                fill(cell.error.data, values),
-            )
+            message = echo_words(cell.error.message, cell.params, params)
+            error = (cell.error.code, str(fill(message, values)), fill(cell.error.data, values))
+        without = minimal_answer(self.book, method, state)
         return BookAnswer(
             outcome=cell.outcome,
-            result=fill(cell.result, values),
+            result=fill(_own_answer(cell, params, without), values),
             error=error,
-            notifications=[(n.method, fill(n.params, values)) for n in cell.notifications],
+            notifications=[
+                (n.method, fill(echo_answer(n.params, cell.params, params, {}), values))
+                for n in cell.notifications
+            ],
             cell=f"{cell.state} {cell.variant}",
         )
 
@@ -170,6 +190,48 @@ class BookAnswers:
         loaded = self.loaded.get(thread_id)
         turns = loaded.listed_turns() if loaded is not None else []
         return str(turns[-1]["id"]) if turns and "id" in turns[-1] else None
+
+
+def _own_answer(cell: BookCell, params: Any, without: dict[str, Any]) -> Any:
+    """`cell`'s answer made the request's (book_echoes.py): the values it echoes, without
+    the parts the request does not ask for."""
+    echoed = echo_answer(cell.result, cell.params, params, without)
+    return unasked_parts_dropped(echoed, cell.params, params, without)
+
+
+def _retyped(
+    result: dict[str, Any], full: BookCell, params: dict[str, Any], without: dict[str, Any]
+) -> dict[str, Any]:
+    """The values the release echoed from the full call's params (book_echoes.py), at
+    the top of the answer or one object down (the thread's `threadSource`), where the
+    handler's answer holds another kind of value (a `serviceTier` sent, left null)."""
+    echoed = echo_answer(full.result, full.params, params, without)
+    if not isinstance(echoed, dict) or not isinstance(full.result, dict):
+        return {}
+    return _retyped_in(result, echoed, full.result, full.params)
+
+
+def _retyped_in(
+    result: dict[str, Any], echoed: dict[str, Any], answered: dict[str, Any], sent: Any
+) -> dict[str, Any]:
+    if not isinstance(sent, dict):
+        return {}
+    changed: dict[str, Any] = {}
+    for key, value in echoed.items():
+        own, recorded = result.get(key), answered.get(key)
+        if key in sent and sent[key] == recorded and type(value) is not type(own):
+            changed[key] = value
+        elif isinstance(value, dict) and isinstance(own, dict) and isinstance(recorded, dict):
+            inner = {
+                name: part
+                for name, part in value.items()
+                if name in sent
+                and sent[name] == recorded.get(name)
+                and type(part) is not type(own.get(name))
+            }
+            if inner:
+                changed[key] = {**own, **inner}
+    return changed
 
 
 def runs_input_without_text(book: AnswerBook) -> bool:

@@ -7,10 +7,18 @@ turn, the first way that finds one wins:
    standing for any text (an id's for a UUID), the text it stood for kept to fill the
    answer (for a fork, a cell of `idle` after those of `forked`); a refused (invalid) cell
    of any state too, as codex refuses those before any handler runs;
-2. the same set of fields;
-3. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
-   or for a tagged value the same `type`, for a list the same kinds of items);
-4. the full call if the request sends a field the minimal call lacks, else the minimal one.
+2. a refused cell of an enumerated value the request sends (way 5), as codex refuses a
+   call for any one value it refuses;
+3. the same set of fields;
+4. the full call, where the release refused it for the fields its message names
+   (book_echoes.py) and the request sends them all too;
+5. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
+   or for a tagged value the same `type` or the same one key, for a list the same kinds
+   of items);
+6. the full call if the request sends a field the minimal call lacks and its params are
+   no farther from the request's than the minimal call's (`_distance`), but for a full
+   call refused for fields the request does not send (while the minimal one was
+   answered); else the minimal one.
 
 A state with no valid cell of the method borrows those of `idle`, then of `none` (a
 method that takes no thread has cells in `none` only).
@@ -23,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
+from codex_probe.fake_appserver.book_echoes import refusal_causes
 from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
 PLACEHOLDER = re.compile(r"\{\{([a-z]+)\}\}")
@@ -48,8 +57,13 @@ def answering_cell(
     pool = _valid_in(cells, state) or _valid_in(cells, IDLE) or _valid_in(cells, NONE)
     if not pool:
         pool = cells
+    pool = _with_idle_values(cells, pool)
     chosen = (
-        _same_fields(pool, params) or _same_value(pool, params) or _minimal_or_full(pool, params)
+        _refused_value([*pool, *_minimal_of(cells, IDLE)], params)
+        or _same_fields(pool, params)
+        or _refused_for_what_it_sends(pool, params)
+        or _same_value(pool, params)
+        or _minimal_or_full(pool, params)
     )
     return chosen, {}
 
@@ -73,6 +87,23 @@ def nearby_states(state: str) -> list[str]:
     """`state`, then the one whose cells answer for it too: a fork is an idle thread plus
     what it was forked from."""
     return [state, IDLE] if state == FORKED else [state]
+
+
+def _with_idle_values(cells: list[BookCell], pool: list[BookCell]) -> list[BookCell]:
+    """`pool` and the refused `FIELD=VALUE` cells of `idle` it has no cell of the same
+    variant for, where `pool` is of a thread codex holds: the exploration sends each
+    enumerated value on an idle thread only, and a value codex refuses there it refuses
+    wherever the call runs."""
+    if not pool or pool[0].state in (IDLE, NONE):
+        return pool
+    idle = _valid_in(cells, IDLE)
+    if not all(_minimal_answered(cells) for cells in (pool, idle)):
+        return pool  # the call itself refused there: a value's refusal says nothing
+    have = {c.variant for c in pool}
+    borrowed = [
+        c for c in idle if "=" in c.variant and c.outcome == "refused" and c.variant not in have
+    ]
+    return [*pool, *borrowed]
 
 
 def _valid_in(cells: list[BookCell], state: str) -> list[BookCell]:
@@ -131,15 +162,33 @@ def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
 
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
+    """The `FIELD=VALUE` cell of a value the request sends; a refused one first, as
+    codex refuses a call for any one value it refuses."""
     if not isinstance(params, dict):
         return None
-    for cell in pool:
-        field, equals, _ = cell.variant.partition("=")
-        if not equals or not isinstance(cell.params, dict) or field not in params:
-            continue
-        if _same_kind(cell.params.get(field), params[field]):
-            return cell
-    return None
+    found = [cell for cell in pool if _sets_sent_value(cell, params)]
+    return next((c for c in found if c.outcome == "refused"), None) or next(iter(found), None)
+
+
+def _refused_value(pool: list[BookCell], params: Any) -> BookCell | None:
+    """A refused `FIELD=VALUE` cell of a value the request sends, where the release
+    answered the minimal call in the cell's state: refused for the value, not the state."""
+    if not isinstance(params, dict):
+        return None
+    answered = {c.state for c in pool if c.variant == MINIMAL and c.outcome == "answered"}
+    found = [
+        c
+        for c in pool
+        if c.outcome == "refused" and c.state in answered and _sets_sent_value(c, params)
+    ]
+    return next(iter(found), None)
+
+
+def _sets_sent_value(cell: BookCell, params: dict[str, Any]) -> bool:
+    field, equals, _ = cell.variant.partition("=")
+    if not equals or not isinstance(cell.params, dict) or field not in params:
+        return False
+    return _same_kind(cell.params.get(field), params[field])
 
 
 def _same_kind(recorded: Any, sent: Any) -> bool:
@@ -147,6 +196,9 @@ def _same_kind(recorded: Any, sent: Any) -> bool:
     if matches(recorded, sent, {}):
         return True
     if isinstance(recorded, dict) and isinstance(sent, dict):
+        if len(recorded) == 1 and "type" not in recorded:
+            # serde's externally tagged value: its one key is its variant.
+            return set(recorded) == set(sent)
         return "type" in recorded and recorded.get("type") == sent.get("type")
     if isinstance(recorded, list) and isinstance(sent, list) and recorded and sent:
         kinds = {_kind(item) for item in sent}
@@ -163,9 +215,88 @@ def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
     full = next((c for c in pool if c.variant == FULL), None)
     sent = _fields(params) or frozenset()
     beyond = minimal is None or not sent <= (_fields(minimal.params) or frozenset())
-    if beyond and full is not None:
+    if (
+        beyond
+        and full is not None
+        and not _refused_for_what_is_not_sent(full, minimal, _filled_fields(params))
+        and (minimal is None or _distance(minimal, params) >= _distance(full, params))
+    ):
         return full
     return minimal or full or pool[0]
+
+
+def _distance(cell: BookCell, params: Any) -> int:
+    """How far `cell`'s params are from the request's: the fields one sends and the other
+    not, and those both send with values of other kinds."""
+    mine = cell.params if isinstance(cell.params, dict) else {}
+    theirs = params if isinstance(params, dict) else {}
+    apart = set(mine) ^ set(theirs)
+    shared = set(mine) & set(theirs)
+    return len(apart) + sum(1 for name in shared if not _alike(mine[name], theirs[name]))
+
+
+def _alike(recorded: Any, sent: Any) -> bool:
+    return type(recorded) is type(sent) and (not isinstance(sent, bool) or recorded == sent)
+
+
+def refused_for_its_values(
+    book: AnswerBook, method: str, state: str, params: Any
+) -> BookCell | None:
+    """The cell that refused the request's own values where the release answered the
+    minimal call in `state`: a refused `FIELD=VALUE` cell of a value it sends, or a full
+    call refused for a field it sends (ways 2 and 4). For a method the fake's handler answers."""
+    cells = book.cells_of(method)
+    pool = _with_idle_values(cells, _valid_in(cells, state))
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    if minimal is None or minimal.outcome != "answered":
+        return None
+    found = _refused_for_what_it_sends(pool, params) or _refused_value(
+        [*pool, *_minimal_of(cells, IDLE)], params
+    )
+    return found if found is not None and found.outcome == "refused" else None
+
+
+def _minimal_answered(cells: list[BookCell]) -> bool:
+    return any(c.variant == MINIMAL and c.outcome == "answered" for c in cells)
+
+
+def _minimal_of(cells: list[BookCell], state: str) -> list[BookCell]:
+    return [c for c in _valid_in(cells, state) if c.variant == MINIMAL]
+
+
+def _causes(full: BookCell, minimal: BookCell | None) -> frozenset[str]:
+    """The fields the full call sent beyond the minimal one that its refusal names, where
+    the minimal call was answered (none: the refusal is not the fields' doing)."""
+    if full.outcome != "refused" or minimal is None or minimal.outcome != "answered":
+        return frozenset()
+    beyond = (_fields(full.params) or frozenset()) - (_fields(minimal.params) or frozenset())
+    return refusal_causes(full, beyond)
+
+
+def _refused_for_what_is_not_sent(
+    full: BookCell, minimal: BookCell | None, sent: frozenset[str]
+) -> bool:
+    causes = _causes(full, minimal)
+    return bool(causes) and not causes <= sent
+
+
+def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | None:
+    """The full call, where the release refused it for fields the request sends too
+    (all of them: `toolOutput` cannot be combined with `input`)."""
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    full = next((c for c in pool if c.variant == FULL), None)
+    if full is None:
+        return None
+    causes = _causes(full, minimal)
+    return full if causes and causes <= _filled_fields(params) else None
+
+
+def _filled_fields(params: Any) -> frozenset[str]:
+    """The fields the request sends a value in: an empty list, object or text, or null,
+    asks for nothing (`originators: []` filters nothing, where `["x"]` is refused)."""
+    if not isinstance(params, dict):
+        return frozenset()
+    return frozenset(k for k, v in params.items() if v is not None and v not in ([], {}, ""))
 
 
 def fill(value: Any, values: Mapping[str, str]) -> Any:
@@ -185,6 +316,17 @@ def minimal_answer(book: AnswerBook, method: str, state: str) -> dict[str, Any]:
     pool = _answered_pool(book, method, state)
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     return minimal.result if minimal is not None and isinstance(minimal.result, dict) else {}
+
+
+def full_answered(book: AnswerBook, method: str, state: str) -> BookCell | None:
+    """The full call of `method` in `state` (else `idle`, else `none`) where the release
+    answered it: the cell that shows what of the params its answer echoes."""
+    answered = [
+        c
+        for c in book.cells_of(method)
+        if c.variant == FULL and c.outcome == "answered" and isinstance(c.result, dict)
+    ]
+    return next((c for nearby in (state, IDLE, NONE) for c in answered if c.state == nearby), None)
 
 
 def _answered_pool(book: AnswerBook, method: str, state: str) -> list[BookCell]:

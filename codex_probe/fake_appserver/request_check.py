@@ -58,7 +58,8 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
     if value is None:  # an optional field may be null; a required one is not checked here
         return None
     wrong = book.wording("invalid type")
-    if rule.types and not takes(rule.types, value):
+    types = rule.types or types_named(rule.expected)
+    if types and not takes(types, value):
         if wrong is not None and rule.expected is not None:
             return wrong.filled(got=unexpected(value), expected=rule.expected)
         return None
@@ -71,6 +72,25 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
     if isinstance(sent, str) and sent not in rule.values:
         return unknown.filled(value=sent, expected=rule.values_expected)
     return None
+
+
+# serde's words for what a field takes, and the JSON types they name: where the schema
+# does not say (a `$ref` to a path), the release's own words for the field do.
+SERDE_WORDS = (
+    (re.compile(r"(a |path )?string"), ["string"]),
+    (re.compile(r"a boolean"), ["boolean"]),
+    (re.compile(r"a sequence"), ["array"]),
+    (re.compile(r"(a map|struct \w+)"), ["object"]),
+    (re.compile(r"[ui](8|16|32|64|size)"), ["integer"]),
+)
+
+
+def types_named(expected: str | None) -> list[str] | None:
+    """The JSON types serde's `expected` words name (None: words that name no one type,
+    `string or map`, an enum)."""
+    if expected is None:
+        return None
+    return next((types for words, types in SERDE_WORDS if words.fullmatch(expected)), None)
 
 
 def json_type(value: Any) -> str:

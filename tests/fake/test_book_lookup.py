@@ -1,5 +1,6 @@
 """Which cell of the book answers a request: the same params, else the same fields, else
-the enumerated value sent, else the minimal or full call; and how a thread's state moves."""
+the enumerated value sent, else the nearer of the minimal and full calls; and how a
+thread's state moves."""
 
 from __future__ import annotations
 
@@ -76,8 +77,11 @@ def test_else_the_enumerated_value_sent_picks_its_cell() -> None:
     )
 
 
-def test_else_a_field_beyond_the_minimal_call_picks_the_full_one() -> None:
-    assert variant("thread/start", "none", {"model": "m"}) == "full"
+def test_else_a_field_beyond_the_minimal_call_picks_the_full_one_where_it_is_nearer() -> None:
+    assert variant("thread/start", "none", {"cwd": "/w", "ephemeral": False}) == "full"
+    # One field the minimal call lacks; two the full call sends and the request does not.
+    assert variant("thread/start", "none", {"cwd": "/w"}) == "minimal"
+    assert variant("thread/start", "none", {"model": "m"}) == "minimal"
     assert variant("thread/start", "none", None) == "minimal"
 
 
