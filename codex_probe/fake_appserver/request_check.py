@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, FieldRule
+from codex_probe.harness.json_types import json_type
 
 UUID = re.compile(
     r"(urn:uuid:)?[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
@@ -91,20 +92,6 @@ def types_named(expected: str | None) -> list[str] | None:
     if expected is None:
         return None
     return next((types for words, types in SERDE_WORDS if words.fullmatch(expected)), None)
-
-
-def json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def takes(types: list[str], value: Any) -> bool:

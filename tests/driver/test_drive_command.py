@@ -216,6 +216,7 @@ def test_drive_on_the_fake_imitates_the_profile_file_given(
         str(tmp_path / "out"),
     )
     assert code == 0, report
+    assert report["codex"] == "0.120.0"  # the profile's release, without --codex
     answers = [
         entry.message["result"]
         for entry in read_transcript(Path(report["transcript"]))
@@ -223,6 +224,26 @@ def test_drive_on_the_fake_imitates_the_profile_file_given(
     ]
     wire = json.loads((PROFILES_DIR / "wire-0.120.0.json").read_text())
     assert set(answers[0]) == set(wire["templates"]["thread_start"])
+
+
+def test_drive_refuses_a_fake_profile_of_another_release_than_codex_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "learned" / "0.120.0.json"
+    profile.parent.mkdir()
+    for name in ("0.120.0.json", "wire-0.120.0.json"):
+        (profile.parent / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    code = main(
+        [
+            *("drive", "--backend", "fake", "--codex", "0.171.0"),
+            *("--fake-profile", str(profile), "--message", "hi", "--out", str(tmp_path / "out")),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"--fake-profile {profile} imitates codex-cli 0.120.0, not --codex 0.171.0" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_drive_with_a_fake_profile_on_the_real_backend_exits_2(

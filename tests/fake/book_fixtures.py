@@ -40,6 +40,28 @@ def cell(
     return found
 
 
+NO_ROLLOUT = "no rollout found for thread id {{thread}}"
+
+# thread/archive as 0.171.0 answers it on an idle thread and on an id nobody has.
+ARCHIVE_CELLS = [
+    cell(
+        "thread/archive",
+        "idle",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        result={},
+        notifications=[{"method": "thread/archived", "params": {"threadId": "{{thread}}"}}],
+    ),
+    cell(
+        "thread/archive",
+        "none",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": NO_ROLLOUT},
+    ),
+]
+
+
 def record(version: str, cells: list[dict[str, Any]], methods: list[str] | None = None) -> Any:
     return {
         "format": 1,

@@ -15,26 +15,8 @@ from codex_probe.fake_appserver.answer_book import (
 )
 from codex_probe.fake_appserver.profile import ProfileError, available_versions, load_profile
 from codex_probe.probes.releases.learn.book import BookNotLearned, learn_book
-from tests.fake.book_fixtures import cell, profile_with_book, record
+from tests.fake.book_fixtures import ARCHIVE_CELLS, cell, profile_with_book, record
 from tests.fake.conftest import edit
-
-ARCHIVE_CELLS = [
-    cell(
-        "thread/archive",
-        "idle",
-        "minimal",
-        {"threadId": "{{thread}}"},
-        result={},
-        notifications=[{"method": "thread/archived", "params": {"threadId": "{{thread}}"}}],
-    ),
-    cell(
-        "thread/archive",
-        "none",
-        "minimal",
-        {"threadId": "{{thread}}"},
-        error={"code": -32600, "message": "no rollout found for thread id {{thread}}"},
-    ),
-]
 
 
 def test_the_checked_in_book_schema_is_the_one_generated_from_the_model() -> None:

@@ -9,28 +9,13 @@ from pathlib import Path
 import pytest
 
 from codex_probe.harness.jsonrpc.errors import ServerError
-from tests.fake.book_fixtures import cell, profile_with_book
+from tests.fake.book_fixtures import ARCHIVE_CELLS, cell, profile_with_book
 from tests.fake.conftest import FakeProcesses
 
 UNKNOWN = "00000000-0000-4000-8000-00000000e4a1"
-NO_ROLLOUT = "no rollout found for thread id {{thread}}"
 
 CELLS = [
-    cell(
-        "thread/archive",
-        "idle",
-        "minimal",
-        {"threadId": "{{thread}}"},
-        result={},
-        notifications=[{"method": "thread/archived", "params": {"threadId": "{{thread}}"}}],
-    ),
-    cell(
-        "thread/archive",
-        "none",
-        "minimal",
-        {"threadId": "{{thread}}"},
-        error={"code": -32600, "message": NO_ROLLOUT},
-    ),
+    *ARCHIVE_CELLS,
     cell("thread/goal/get", "idle", "minimal", {"threadId": "{{thread}}"}, result={"goal": None}),
     cell(
         "thread/goal/get",

@@ -13,7 +13,7 @@ from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.jsonrpc.errors import ServerError
 from codex_probe.probes.releases.learn.book import learn_book
-from tests.fake.book_fixtures import cell, record
+from tests.fake.book_fixtures import ARCHIVE_CELLS, cell, record
 from tests.fake.conftest import FakeProcesses, copy_profile
 
 INVALID = "Invalid request: "
@@ -50,13 +50,7 @@ REFUSALS = [
         kind="invalid",
         error={"code": -32600, "message": INVALID + "missing field `loginId`"},
     ),
-    cell(
-        "thread/archive",
-        "none",
-        "minimal",
-        {"threadId": "{{thread}}"},
-        error={"code": -32600, "message": "no rollout found for thread id {{thread}}"},
-    ),
+    ARCHIVE_CELLS[1],
     cell(
         "thread/archive",
         "none",

@@ -19,7 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import install_failures_end_command
-from codex_probe.cli.commands.options import add_fake_profile_option, codex_version
+from codex_probe.cli.commands.options import (
+    add_fake_profile_option,
+    codex_version,
+    versions_of_profile,
+)
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import REPORTS
 from codex_probe.fake_appserver.launcher import write_launcher
@@ -81,9 +85,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--codex",
         type=codex_version,
-        default=DEFAULT_CODEX_VERSION,
         metavar="VERSION",
-        help="codex-cli version (real) or profile (fake)",
+        help="codex-cli version (real) or profile (fake); default: the release the "
+        f"--fake-profile imitates, else {DEFAULT_CODEX_VERSION}",
     )
     add_fake_profile_option(parser)
     parser.add_argument(
@@ -163,6 +167,12 @@ class OutError(ValueError):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.fake_profile is not None and args.backend != "fake":
+        return _usage("--fake-profile needs --backend fake")
+    try:
+        [args.codex] = versions_of_profile([args.codex] if args.codex else [], args.fake_profile)
+    except ProfileError as error:
+        return _usage(error)
     try:
         sources = load_sources(args.sources)
         # Checked before anything is installed, spawned or written.
@@ -170,8 +180,6 @@ def run(args: argparse.Namespace) -> int:
         transcript_path = _transcript_target(args.out, _transcript_name(args))
     except (SourcesError, CompileError, SandboxConfigError, OutError) as error:
         return _usage(error)
-    if args.fake_profile is not None and args.backend != "fake":
-        return _usage("--fake-profile needs --backend fake")
     with temporary_folder("drive") as scratch:
         try:
             with install_failures_end_command(FAILED, unknown_version_exit_code=USAGE_ERROR):
@@ -238,8 +246,7 @@ def _run_on(binary: Path, sources: Sources, args: argparse.Namespace, transcript
 def _backend_binary(backend: str, version: str, scratch: Path, profile: Path | None) -> Path:
     if backend == "real":
         return install_codex(version).binary
-    if profile is not None:  # a broken profile or book fails here, not inside the fake
-        load_profile(path=profile)
+    if profile is not None:  # loaded already: versions_of_profile
         return write_launcher(scratch, profile=str(profile.resolve()))
     load_profile(version)  # an unknown profile fails here, not inside the spawned fake
     return write_launcher(scratch, profile=version)

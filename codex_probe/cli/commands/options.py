@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.cli.commands.failures import CommandFailed
+from codex_probe.fake_appserver.profile import ProfileError, load_profile
 from codex_probe.harness.codex.versions import (
     DEFAULT_CODEX_VERSION,
     InvalidVersionError,
@@ -133,6 +134,22 @@ def add_fake_profile_option(parser: Any) -> None:
         help="profile file for --backend fake, e.g. a learned VERSION.json (its answer book "
         "VERSION.book.json beside it is read too); default: the version's checked-in one",
     )
+
+
+def versions_of_profile(asked: Sequence[str], profile: Path | None) -> list[str]:
+    """The releases a command works on: those --codex asked for (default the default
+    codex-cli), or with --fake-profile the release the profile imitates; a --codex that
+    names another release is refused (ProfileError, as is a broken profile)."""
+    if profile is None:
+        return list(dict.fromkeys(asked or [DEFAULT_CODEX_VERSION]))
+    imitated = load_profile(path=profile).version
+    other = [version for version in asked if version != imitated]
+    if other:
+        raise ProfileError(
+            f"--fake-profile {profile} imitates codex-cli {imitated}, not --codex {other[0]}"
+            " (leave --codex out to use its release)"
+        )
+    return [imitated]
 
 
 def add_json_option(parser: Any, what: str = "the answer") -> None:

@@ -18,10 +18,11 @@ from codex_probe.cli.commands.options import (
     add_jobs_option,
     add_json_option,
     positive_int,
+    versions_of_profile,
 )
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import run_folder
-from codex_probe.fake_appserver.profile import ProfileError, load_profile
+from codex_probe.fake_appserver.profile import ProfileError
 from codex_probe.fake_appserver.script import ScriptError, load_script
 from codex_probe.harness.codex.install import install as install_codex
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
@@ -145,11 +146,10 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.fake_script is not None:
             load_script(args.fake_script)
-        if args.fake_profile is not None:
-            load_profile(path=args.fake_profile)
+        versions = versions_of_profile(args.codex or [], args.fake_profile)
     except (ScriptError, ProfileError) as error:
         return _usage(str(error))
-    versions = list(dict.fromkeys(args.codex or [DEFAULT_CODEX_VERSION]))
+    args.codex = versions  # the --json answer names the same run folder
     out: Path = args.out or run_folder(versions)
     if problem := output_problem(out, "verdict.json", "summary.md", SURFACE_FILE):
         return _usage(problem)

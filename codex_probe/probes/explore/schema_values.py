@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from codex_probe.harness.json_types import json_type
+
 REF_PREFIX = "#/definitions/"
 # A type that contains itself is built this deep at most.
 MAX_DEPTH = 8
@@ -109,7 +111,7 @@ class SchemaTree:
                 return None
             found |= inner
         for value in node.get("enum", []) + ([node["const"]] if "const" in node else []):
-            found.add(_json_type(value))
+            found.add(json_type(value))
         declared = node.get("type")
         if declared is not None:
             found |= set(declared if isinstance(declared, list) else [declared])
@@ -313,20 +315,6 @@ def _bare_union(node: Any) -> bool:
     return (
         isinstance(node, dict) and ("anyOf" in node or "oneOf" in node) and "properties" not in node
     )
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 # Which type a node that takes several is built as: the one that says most.

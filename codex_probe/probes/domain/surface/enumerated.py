@@ -22,7 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from codex_probe.probes.domain.surface.shape import ROOT, VARYING, mask_text, type_name
+from codex_probe.harness.json_types import json_type
+from codex_probe.probes.domain.surface.shape import ROOT, VARYING, mask_text
 
 REF_PREFIX = "#/definitions/"
 MAX_DEPTH = 24
@@ -122,7 +123,7 @@ def _walk(
     if _enumerated(candidates, value) and not isinstance(value, dict | list):
         found.setdefault(path, set()).add(json.dumps(value))
     else:
-        found.setdefault(path, set()).add(type_name(value))
+        found.setdefault(path, set()).add(json_type(value))
     if depth > MAX_DEPTH:
         return
     if isinstance(value, dict):

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from codex_probe.harness.json_types import json_type
+
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
 KNOWN_VALUES = re.compile(r"(expected one of )`[^`]*`(, `[^`]*`)*")
@@ -25,22 +27,6 @@ ROOT = "$"
 # the same, and another type still shows. thread.name: null in 6 of 7 probes of 0.122.0's
 # override-persistence resume-plain answer and a string in the seventh (2026-12-02).
 VARYING = ("thread.name",)
-
-
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, dict) else type(value).__name__
 
 
 def shape(value: Any) -> dict[str, str]:
@@ -55,7 +41,7 @@ def shape(value: Any) -> dict[str, str]:
 
 
 def _walk(value: Any, path: str, found: dict[str, set[str]]) -> None:
-    found.setdefault(path, set()).add(type_name(value))
+    found.setdefault(path, set()).add(json_type(value))
     if isinstance(value, dict):
         for key, item in value.items():
             _walk(item, f"{key}" if path == ROOT else f"{path}.{key}", found)
