@@ -27,13 +27,14 @@ from codex_probe.fake_appserver.book_lookup import (
     effects,
     fill,
     full_answered,
+    gated_refusal,
     minimal_answer,
     refused_for_its_values,
     same_params_cell,
 )
 from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.store import ThreadStore
-from codex_probe.fake_appserver.thread_states import ARCHIVED, ThreadStates
+from codex_probe.fake_appserver.thread_states import ARCHIVED, IN_FLIGHT, ThreadStates
 from codex_probe.fake_appserver.threads import LoadedThread
 
 # Scripted methods whose answer is the release's own, whatever the fake holds: the book's.
@@ -66,14 +67,17 @@ class BookAnswers:
     left_to_codex: tuple[str, ...] = ()
     states: ThreadStates = field(default_factory=ThreadStates)
 
-    def answer(self, method: str, params: Any, *, scripted: bool) -> BookAnswer | None:
+    def answer(
+        self, method: str, params: Any, *, scripted: bool, experimental: bool = False
+    ) -> BookAnswer | None:
         """The book's answer to `method` with `params`, None where the fake's handler
         answers. Params the release refused as they are get its refusal, and params its
         schema does not take its words for them (request_check.py), whatever the method;
         the book answers the rest of a method the fake has no handler for, and of a
         scripted one only where the handler cannot know what the release does: the
         release's own list (BOOK_FIRST), a thread in a state the handler does not know
-        (archived)."""
+        (archived). A request that needs the experimental API the client did not declare
+        gets the release's refusal of it in every state (`gated_refusal`)."""
         state = self.state_of(params)
         answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
         exact = same_params_cell(self.book, method, state, params)
@@ -82,6 +86,9 @@ class BookAnswers:
         refused = refusal_of(self.book, method, params)
         if refused is not None:
             return BookAnswer("refused", error=(*refused, None), cell="checked")
+        gated = None if experimental else gated_refusal(self.book, method, params)
+        if gated is not None:
+            return self._filled(method, state, (gated, {}), params)
         if not answers_all:
             own = refused_for_its_values(self.book, method, state, params)
             return None if own is None else self._filled(method, state, (own, {}), params)
@@ -261,6 +268,18 @@ def fork_announced_without_turns(book: AnswerBook) -> bool:
         if turns and started:
             announced = (started[0].params or {}).get("thread", {}).get("turns")
             return bool(announced == [])
+    return False
+
+
+def fork_interrupts_turn_in_flight(book: AnswerBook) -> bool:
+    """Whether the release's fork of a thread with a turn in flight lists that turn last,
+    interrupted (the book's in-flight forks)."""
+    for cell in book.cells_of("thread/fork"):
+        if cell.state != IN_FLIGHT or cell.outcome != "answered":
+            continue
+        turns = (cell.result or {}).get("thread", {}).get("turns")
+        if turns:
+            return bool(turns[-1].get("status") == "interrupted")
     return False
 
 

@@ -244,16 +244,63 @@ def refused_for_its_values(
 ) -> BookCell | None:
     """The cell that refused the request's own values where the release answered the
     minimal call in `state`: a refused `FIELD=VALUE` cell of a value it sends, or a full
-    call refused for a field it sends (ways 2 and 4). For a method the fake's handler answers."""
+    call refused for a field it sends (ways 2 and 4); where it refused the minimal call
+    there, a `FIELD=VALUE` cell of a value it sends refused in other words (codex checked
+    the value first). For a method the fake's handler answers."""
     cells = book.cells_of(method)
     pool = _with_idle_values(cells, _valid_in(cells, state))
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
-    if minimal is None or minimal.outcome != "answered":
+    if minimal is None:
+        return None
+    if minimal.outcome == "refused" and isinstance(params, dict):
+        words = minimal.error.message if minimal.error is not None else None
+        return next(
+            (
+                c
+                for c in pool
+                if c.outcome == "refused"
+                and c.error is not None
+                and c.error.message != words
+                and _sets_sent_value(c, params)
+            ),
+            None,
+        )
+    if minimal.outcome != "answered":
         return None
     found = _refused_for_what_it_sends(pool, params) or _refused_value(
         [*pool, *_minimal_of(cells, IDLE)], params
     )
     return found if found is not None and found.outcome == "refused" else None
+
+
+# How codex words a refusal for want of the experimental API (`{what} requires
+# experimentalApi capability`): it checks a request's experimental parts before any handler.
+GATED = re.compile(r"requires experimentalApi capability$")
+
+
+def gated_refusal(book: AnswerBook, method: str, params: Any) -> BookCell | None:
+    """The release's refusal of the request for want of the experimental API, from a cell
+    of any state: of the whole method, of an enumerated value the request sends, or of a
+    field the full call sent that its refusal names and the request sends too. codex gates
+    a request's experimental parts before its handler looks at any thread, so such a
+    refusal holds in every state."""
+    sent = _filled_fields(params)
+    cells = book.cells_of(method)
+    for cell in cells:
+        if cell.error is None or not GATED.search(cell.error.message):
+            continue
+        if cell.variant == MINIMAL:
+            return cell
+        if isinstance(params, dict) and _sets_sent_value(cell, params):
+            return cell
+        if cell.variant == FULL:
+            minimal = next(iter(_minimal_of(cells, cell.state)), None)
+            without = (_fields(minimal.params) if minimal is not None else None) or frozenset()
+            beyond = (_fields(cell.params) or frozenset()) - without
+            causes = refusal_causes(cell, beyond)
+            if causes and causes <= sent:
+                return cell
+    return None
 
 
 def _minimal_answered(cells: list[BookCell]) -> bool:

@@ -18,6 +18,7 @@ from codex_probe.fake_appserver.book_answers import (
     BookAnswer,
     BookAnswers,
     fork_announced_without_turns,
+    fork_interrupts_turn_in_flight,
     runs_input_without_text,
 )
 from codex_probe.fake_appserver.config import ProviderConfig
@@ -122,6 +123,7 @@ class FakeAppServer:
         # Every other method of the release's schema, as the release answered it.
         self.book = None
         self.fork_announced_without_turns = False
+        self.fork_interrupts_turn = False
         if profile.book is not None:
             self.book = BookAnswers(
                 profile.book,
@@ -133,6 +135,7 @@ class FakeAppServer:
             )
             self.turns.runs_input_without_text = runs_input_without_text(profile.book)
             self.fork_announced_without_turns = fork_announced_without_turns(profile.book)
+            self.fork_interrupts_turn = fork_interrupts_turn_in_flight(profile.book)
 
     # ----- the loop --------------------------------------------------------------
 
@@ -206,7 +209,12 @@ class FakeAppServer:
         handler = self.handlers.get(request.method)
         if self.book is not None:
             scripted = handler is not None
-            answer = self.book.answer(request.method, request.params, scripted=scripted)
+            answer = self.book.answer(
+                request.method,
+                request.params,
+                scripted=scripted,
+                experimental=self.experimental_api,
+            )
             if answer is not None:
                 return answer
         if handler is None:
@@ -372,7 +380,8 @@ class FakeAppServer:
         thread_id = self._checked_thread_id(params)
         behaviour = self.profile.behaviour
         loaded = self.loaded.get(thread_id)
-        if loaded is not None and loaded.unsubscribed:
+        unloads = behaviour.unsubscribe.value is Unsubscribe.STAYS_LISTED_UNTIL_RESUME
+        if loaded is not None and loaded.unsubscribed and unloads:
             # Measured on 0.171.0: an unsubscribed thread is unloaded when resumed.
             del self.loaded[thread_id]
             loaded = None
@@ -405,12 +414,14 @@ class FakeAppServer:
                 "thread/status/changed",
                 {"threadId": thread_id, "status": self.wire.status("idle")},
             )
-        elif behaviour.loaded_resume.value is LoadedResume.APPLIES_INSTRUCTIONS:
-            if params.get("baseInstructions") is not None:
-                loaded.base = normalize_base(self.profile, params["baseInstructions"], True)
-            loaded.developer = (
-                normalize_developer(params.get("developerInstructions")) or loaded.developer
-            )
+        else:
+            loaded.unsubscribed = False  # a resume subscribes the client again
+            if behaviour.loaded_resume.value is LoadedResume.APPLIES_INSTRUCTIONS:
+                if params.get("baseInstructions") is not None:
+                    loaded.base = normalize_base(self.profile, params["baseInstructions"], True)
+                loaded.developer = (
+                    normalize_developer(params.get("developerInstructions")) or loaded.developer
+                )
         record = loaded.record
         body = self.wire.thread(
             record,
@@ -430,6 +441,12 @@ class FakeAppServer:
             raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=parent_id))
         thread_id = new_id()
         record: dict[str, Any] = copy.deepcopy(source)
+        if parent is not None and parent.active is not None and self.fork_interrupts_turn:
+            # The turn in flight, as far as it got: the fork's last turn, interrupted.
+            cut = copy.deepcopy(parent.active.turn)
+            cut.update(status="interrupted", completed_at=None, duration_ms=None)
+            cut["items"] = [i for i in cut["items"] if i["type"] == "userMessage"]
+            record["turns"] = [*record["turns"], cut]
         record.update(
             id=thread_id,
             created_at=now_s(),
@@ -511,15 +528,17 @@ class FakeAppServer:
         template["status"] = "unsubscribed" if thread is not None else "notLoaded"
         if thread is None:
             return template
+        if thread.unsubscribed:
+            # codex: loaded, but this connection no longer subscribed to it.
+            return {**template, "status": "notSubscribed"}
         if thread.active and thread.active.task:
             thread.active.task.cancel()
         unsubscribe = self.profile.behaviour.unsubscribe.value
         if unsubscribe is Unsubscribe.CLOSES_THREAD:
             del self.loaded[thread_id]
             self.spawn(self._after(lambda: self._announce_closed(thread_id)))
-        elif unsubscribe is Unsubscribe.STAYS_LISTED_UNTIL_RESUME:
+        else:  # the thread stays loaded, without this client's subscription
             thread.unsubscribed = True
-        # STAYS_LOADED: nothing changes for the thread.
         return template
 
     def _announce_closed(self, thread_id: str) -> None:

@@ -32,7 +32,8 @@ class LoadedThread:
     base: str | None
     developer: str | None
     active: ActiveTurn | None = None
-    # Unsubscribed but still listed as loaded (0.171.0); the next resume unloads it.
+    # The client unsubscribed and the thread stayed loaded: a second unsubscribe answers
+    # notSubscribed; the next resume unloads it (0.171.0) or subscribes again.
     unsubscribed: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # turn/interrupt requests without a turn that wait for a turn to be interrupted (0.120.0).

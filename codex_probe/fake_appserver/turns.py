@@ -334,6 +334,9 @@ class TurnRunner:
         notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
         item["completed_ms"] = now_ms()
         notify("item/completed", wire.item_params("completed", item, thread.id, turn["id"]))
+        # The compaction's turn lists its item (measured on 0.144.5 and 0.165.0: thread/read,
+        # resume and fork of a compacted thread).
+        turn["items"].append(item)
         if profile.behaviour.compaction.value.notifies_thread_compacted:
             notify("thread/compacted", {"threadId": thread.id, "turnId": turn["id"]})
         self._finish(thread, active, started, usage=None)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from codex_probe.fake_appserver.book_lookup import answering_cell, fill, matches
+from codex_probe.fake_appserver.book_lookup import (
+    answering_cell,
+    fill,
+    gated_refusal,
+    matches,
+    refused_for_its_values,
+)
 from codex_probe.fake_appserver.thread_states import ThreadStates
 from codex_probe.probes.releases.learn.book import learn_book
 from tests.fake.book_fixtures import cell, record
@@ -140,3 +146,61 @@ def test_a_threads_state_moves_with_the_calls_that_move_it() -> None:
 def test_a_fork_is_answered_by_the_idle_cells_of_the_same_params() -> None:
     found = answering_cell(BOOK, "thread/read", "forked", {"threadId": "x"})
     assert found is not None and found[0].state == "idle"
+
+
+GRANULAR = {"granular": {"rules": False}}
+GATED = "askForApproval.granular requires experimentalApi capability"
+NO_ROLLOUT = "no rollout found for thread id {{thread}}"
+RESUME_BOOK = learn_book(
+    record(
+        "0.171.0",
+        [
+            cell("thread/resume", "idle", "minimal", {"threadId": T}, result={"v": "idle"}),
+            cell(
+                "thread/resume",
+                "idle",
+                "approvalPolicy=granular",
+                {"threadId": T, "approvalPolicy": GRANULAR},
+                error={"code": -32600, "message": GATED},
+            ),
+            cell(
+                "thread/resume",
+                "none",
+                "minimal",
+                {"threadId": T},
+                error={"code": -32600, "message": NO_ROLLOUT},
+            ),
+            cell(
+                "thread/resume",
+                "none",
+                "approvalPolicy=never",
+                {"threadId": T, "approvalPolicy": "never"},
+                error={"code": -32600, "message": NO_ROLLOUT},
+            ),
+            cell(
+                "thread/resume",
+                "none",
+                "sandbox=danger-full-access",
+                {"threadId": T, "sandbox": "danger-full-access"},
+                error={"code": -32600, "message": "danger-full-access is not allowed here"},
+            ),
+        ],
+    )
+)
+
+
+def test_a_value_gated_for_the_experimental_api_is_refused_in_every_state() -> None:
+    sent = {"threadId": ID, "approvalPolicy": {"granular": {"rules": True}}, "cwd": "/w"}
+    found = gated_refusal(RESUME_BOOK, "thread/resume", sent)
+    assert found is not None and found.error is not None and found.error.message == GATED
+    assert gated_refusal(RESUME_BOOK, "thread/resume", {"threadId": ID, "cwd": "/w"}) is None
+
+
+def test_where_the_state_refuses_the_call_a_value_refused_in_other_words_comes_first() -> None:
+    own = refused_for_its_values(
+        RESUME_BOOK, "thread/resume", "none", {"threadId": ID, "sandbox": "danger-full-access"}
+    )
+    assert own is not None and own.variant == "sandbox=danger-full-access"
+    # A value refused in the state's own words is the state's refusal: the handler's.
+    never = {"threadId": ID, "approvalPolicy": "never"}
+    assert refused_for_its_values(RESUME_BOOK, "thread/resume", "none", never) is None

@@ -54,7 +54,9 @@ def test_no_module_of_the_fake_imports_one_that_imports_it_back() -> None:
     assert cycles == []
 
 
-def test_the_fake_loads_only_the_framing_the_versions_and_the_file_names_of_the_harness() -> None:
+def test_the_fake_loads_only_the_framing_versions_file_names_and_json_types_of_the_harness() -> (
+    None
+):
     listed = subprocess.run(
         [
             sys.executable,
@@ -73,6 +75,8 @@ def test_the_fake_loads_only_the_framing_the_versions_and_the_file_names_of_the_
         "codex_probe.harness.codex.versions",
         # A profile's file name is a version: built by files.inside (standard library only).
         "codex_probe.harness.files",
+        # A request's JSON types, named as the surface names them (standard library only).
+        "codex_probe.harness.json_types",
         "codex_probe.harness.jsonrpc",
         "codex_probe.harness.jsonrpc.framing",
     ]

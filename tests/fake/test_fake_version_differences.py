@@ -85,6 +85,21 @@ async def test_0_171_keeps_an_unsubscribed_thread_listed_until_it_is_resumed(
     assert statuses[-2:] == ["notLoaded", "idle"]
 
 
+async def test_a_second_unsubscribe_of_a_thread_that_stayed_loaded_answers_not_subscribed(
+    fake: FakeProcesses,
+) -> None:
+    client = await fake.start("0.171.0")
+    thread_id = (await client.request("thread/start", {"cwd": str(fake.home.workdir)}))["thread"][
+        "id"
+    ]
+    await fake.turn(client, thread_id, "one")
+    unsubscribe = {"threadId": thread_id}
+    assert await client.request("thread/unsubscribe", unsubscribe) == {"status": "unsubscribed"}
+    assert await client.request("thread/unsubscribe", unsubscribe) == {"status": "notSubscribed"}
+    await client.request("thread/resume", {"threadId": thread_id})
+    assert await client.request("thread/unsubscribe", unsubscribe) == {"status": "unsubscribed"}
+
+
 async def test_only_0_120_announces_a_finished_compaction_with_thread_compacted(
     fake: FakeProcesses,
 ) -> None:

@@ -302,11 +302,16 @@ class Lane:
                     await self._interrupted(subject)
                     if not self._ended(subject):  # a call that interrupted it: not let go
                         self.release(subject)
-                    if cell.method not in UNHEARD:
-                        await self._quiet(subject.thread, mark, held=1)
-                        if _queues_a_turn(cell, record, subject):
-                            await self._next_turn(subject, mark)
-                    subject.held = None
+                    try:
+                        if cell.method not in UNHEARD:
+                            await self._quiet(subject.thread, mark, held=1)
+                            if _queues_a_turn(cell, record, subject):
+                                await self._next_turn(subject, mark)
+                    finally:
+                        # Let go, even where a wait above ran out: let_go would wait
+                        # again for what was waited for here (a turn/start merged into
+                        # the held turn, 0.121.0: 30 s more, for nothing).
+                        subject.held = None
                 return
             starts = cell.method in STARTS_TURN or cell.kind == "approval"
             if not answered or not starts:

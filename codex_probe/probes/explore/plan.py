@@ -16,7 +16,8 @@ Variants of a method's params (their names are part of the surface's keys):
 
 States: `none` (no thread: a thread method is asked about an id nobody has), and the
 thread states of states.py. A thread method (a required `threadId`) runs its minimal and
-full calls in every state, its FIELD=VALUE calls in `idle`; any other method runs in
+full calls in every state, its FIELD=VALUE calls in `idle` and `none` (and in every
+state where it only reads the state's own thread, `_sent_in`); any other method runs in
 `none`. Invalid calls run in `none` only (methods.py says why).
 
 A server request codex asks while a turn runs is answered with each decision its
@@ -36,6 +37,8 @@ from codex_probe.probes.explore.schema_values import MISSING, Builder, SchemaTre
 from codex_probe.probes.explore.states import IDLE, NONE, THREAD_STATES, UNLOADED
 
 CellKind = Literal["valid", "invalid", "approval"]
+# Thread reads that make a thread (a fork per call): their values are sent in `idle` only.
+CREATES_THREAD = frozenset({"thread/fork"})
 MINIMAL = "minimal"
 FULL = "full"
 NOT_AN_OBJECT = "params not an object"
@@ -127,8 +130,8 @@ def make_plan(schema_dir: Path) -> Plan:
             continue
         if policy.group == "thread" and _takes_thread(tree, node):
             for state in (NONE, *THREAD_STATES):
-                chosen = [v for v in sent if v.name in (MINIMAL, FULL) or state == IDLE]
                 on_copy = state != NONE and (method not in THREAD_READS or state == UNLOADED)
+                chosen = [v for v in sent if _sent_in(v, method, state, on_copy)]
                 cells = [Cell(method, state, v.name, v.params, on_copy=on_copy) for v in chosen]
                 (by_group["read"] if state == NONE else per_state[state]).extend(cells)
             continue
@@ -139,6 +142,16 @@ def make_plan(schema_dir: Path) -> Plan:
     for state in THREAD_STATES:
         plan.cells += per_state[state]
     return plan
+
+
+def _sent_in(variant: Variant, method: str, state: str, on_copy: bool) -> bool:
+    """Whether a thread method's valid `variant` is sent in `state`: the minimal and full
+    calls everywhere; each enumerated value on an idle thread, about an id nobody has
+    (codex checks some values before it looks the thread up), and where the call only
+    reads the state's own thread (no copy, nothing created: not a fork)."""
+    if variant.name in (MINIMAL, FULL) or state in (IDLE, NONE):
+        return True
+    return not on_copy and method not in CREATES_THREAD
 
 
 def _takes_thread(tree: SchemaTree, node: Any) -> bool:

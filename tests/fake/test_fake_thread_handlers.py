@@ -1,0 +1,103 @@
+"""The fake's own thread handlers answer as the release does where its book shows how: a
+fork of a thread with a turn in flight, a compacted thread's turns, a value the release
+gates behind the experimental API whatever the thread's state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codex_probe.harness.jsonrpc.errors import ServerError
+from tests.fake.book_fixtures import cell, profile_with_book
+from tests.fake.conftest import FakeProcesses
+from tests.fake.test_fake_version_differences import hold_a_turn
+
+T = "{{thread}}"
+GATED = "askForApproval.granular requires experimentalApi capability"
+
+
+def turn(status: str, *items: str) -> dict[str, object]:
+    return {"id": "t", "status": status, "items": [{"type": kind} for kind in items]}
+
+
+CELLS = [
+    cell(
+        "thread/fork",
+        "in-flight",
+        "minimal",
+        {"threadId": T},
+        result={
+            "thread": {
+                "turns": [
+                    turn("completed", "userMessage", "agentMessage"),
+                    turn("interrupted", "userMessage"),
+                ]
+            }
+        },
+    ),
+    cell(
+        "thread/resume",
+        "idle",
+        "approvalPolicy=granular",
+        {"threadId": T, "approvalPolicy": {"granular": {"rules": False}}},
+        error={"code": -32600, "message": GATED},
+    ),
+]
+
+
+@pytest.fixture
+def profile(tmp_path: Path) -> str:
+    return str(profile_with_book("0.171.0", tmp_path / "profile", CELLS))
+
+
+async def test_a_fork_of_a_thread_with_a_turn_in_flight_lists_that_turn_interrupted(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    parent = await fake.new_thread(client)
+    await fake.turn(client, parent, "first")
+    held = await hold_a_turn(fake, client, parent)
+    forked = (await client.request("thread/fork", {"threadId": parent}))["thread"]
+    last = forked["turns"][-1]
+    assert [t["status"] for t in forked["turns"]] == ["completed", "interrupted"]
+    assert last["id"] == held and last["completedAt"] is None and last["durationMs"] is None
+    assert [item["type"] for item in last["items"]] == ["userMessage"]
+    await client.request("turn/interrupt", {"threadId": parent, "turnId": held})
+
+
+async def test_a_fork_in_flight_lists_only_the_ended_turns_where_no_book_says_otherwise(
+    fake: FakeProcesses,
+) -> None:
+    client = await fake.start("0.171.0")
+    parent = await fake.new_thread(client)
+    await fake.turn(client, parent, "first")
+    held = await hold_a_turn(fake, client, parent)
+    forked = (await client.request("thread/fork", {"threadId": parent}))["thread"]
+    assert [t["status"] for t in forked["turns"]] == ["completed"]
+    await client.request("turn/interrupt", {"threadId": parent, "turnId": held})
+
+
+async def test_a_compaction_s_turn_lists_its_context_compaction_item(
+    fake: FakeProcesses,
+) -> None:
+    client = await fake.start("0.171.0")
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "one")
+    await client.request("thread/compact/start", {"threadId": thread_id})
+    await client.wait_for_notification("turn/completed", timeout=10)
+    read = await client.request("thread/read", {"threadId": thread_id, "includeTurns": True})
+    kinds = [[item["type"] for item in t["items"]] for t in read["thread"]["turns"]]
+    assert kinds[-1] == ["contextCompaction"]
+
+
+async def test_a_value_gated_behind_the_experimental_api_is_refused_before_the_thread_is_sought(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    nobody = "00000000-0000-4000-8000-00000000e4a1"
+    granular = {"granular": {"rules": True, "sandbox_approval": False}}
+    with pytest.raises(ServerError, match=GATED):
+        await client.request("thread/resume", {"threadId": nobody, "approvalPolicy": granular})
+    with pytest.raises(ServerError, match="no rollout found"):
+        await client.request("thread/resume", {"threadId": nobody, "approvalPolicy": "never"})
