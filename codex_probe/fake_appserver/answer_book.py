@@ -81,6 +81,8 @@ class FieldRule(Model, frozen=True):
     values: list[str] | None = None
     tag: str | None = None
     values_expected: str | None = None
+    # The values are those of the items of a list the field holds.
+    in_list: bool = False
 
 
 WordingKind = Literal["missing field", "invalid type", "unknown variant", "malformed id"]

@@ -9,7 +9,7 @@ turn, the first way that finds one wins:
    of any state too, as codex refuses those before any handler runs;
 2. a refused cell of an enumerated value the request sends (way 5), as codex refuses a
    call for any one value it refuses;
-3. the same set of fields;
+3. the same set of fields (one sent `false` as if left out);
 4. the full call, where the release refused it for the fields its message names
    (book_echoes.py) and the request sends them all too;
 5. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
@@ -156,9 +156,17 @@ def _fields(params: Any) -> frozenset[str] | None:
     return frozenset(params) if isinstance(params, dict) else None
 
 
+def _asked(params: Any) -> frozenset[str] | None:
+    """The fields a request asks something with: a field sent `false` asks what leaving
+    it out asks (`includeTurns: false`), as codex's boolean params default to false."""
+    if not isinstance(params, dict):
+        return None
+    return frozenset(name for name, value in params.items() if value is not False)
+
+
 def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
-    wanted = _fields(params)
-    return next((c for c in pool if _fields(c.params) == wanted), None)
+    wanted = _asked(params)
+    return next((c for c in pool if _asked(c.params) == wanted), None)
 
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
@@ -213,7 +221,7 @@ def _kind(item: Any) -> Any:
 def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     full = next((c for c in pool if c.variant == FULL), None)
-    sent = _fields(params) or frozenset()
+    sent = _asked(params) or frozenset()
     beyond = minimal is None or not sent <= (_fields(minimal.params) or frozenset())
     if (
         beyond

@@ -67,6 +67,12 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
     unknown = book.wording("unknown variant")
     if rule.values is None or unknown is None or rule.values_expected is None:
         return None
+    if rule.in_list:
+        items = value if isinstance(value, list) else []
+        strange = next((i for i in items if isinstance(i, str) and i not in rule.values), None)
+        if strange is None:
+            return None
+        return unknown.filled(value=strange, expected=rule.values_expected)
     sent = value.get(rule.tag) if rule.tag is not None and isinstance(value, dict) else value
     if rule.tag is None and not isinstance(value, str):
         return None

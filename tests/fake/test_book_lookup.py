@@ -204,3 +204,26 @@ def test_where_the_state_refuses_the_call_a_value_refused_in_other_words_comes_f
     # A value refused in the state's own words is the state's refusal: the handler's.
     never = {"threadId": ID, "approvalPolicy": "never"}
     assert refused_for_its_values(RESUME_BOOK, "thread/resume", "none", never) is None
+
+
+def test_a_boolean_sent_false_is_answered_as_the_call_without_it() -> None:
+    book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell("thread/read", "archived", "minimal", {"threadId": T}, result={"v": 0}),
+                cell(
+                    "thread/read",
+                    "archived",
+                    "full",
+                    {"threadId": T, "includeTurns": True},
+                    result={"v": 1},
+                ),
+            ],
+        )
+    )
+    for sent, expected in ((False, "minimal"), (True, "full")):
+        found = answering_cell(
+            book, "thread/read", "archived", {"threadId": ID, "includeTurns": sent}
+        )
+        assert found is not None and found[0].variant == expected

@@ -64,6 +64,18 @@ REFUSALS = [
         },
     ),
     cell(
+        "thread/list",
+        "none",
+        "sourceKinds of an unknown value",
+        {"sourceKinds": ["explore-unknown-value"]},
+        kind="invalid",
+        error={
+            "code": -32600,
+            "message": INVALID + "unknown variant `explore-unknown-value`, expected one of "
+            "`cli`, `vscode`, `exec`, `appServer`",
+        },
+    ),
+    cell(
         "initialize",
         "none",
         "without clientInfo",
@@ -109,6 +121,17 @@ async def test_an_unknown_approval_policy_is_refused_with_the_values_the_release
     assert message == (
         INVALID + "unknown variant `sometimes`, expected one of "
         "`untrusted`, `on-request`, `granular`, `never`"
+    )
+
+
+async def test_an_unknown_value_inside_a_list_is_refused_with_the_values_the_release_named(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    message = await refusal(client, "thread/list", {"sourceKinds": ["cli", "telepathy"]})
+    assert message == (
+        INVALID
+        + "unknown variant `telepathy`, expected one of `cli`, `vscode`, `exec`, `appServer`"
     )
 
 

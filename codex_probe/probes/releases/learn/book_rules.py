@@ -109,6 +109,7 @@ def _field(
         values=heard.get("values"),
         tag=heard.get("tag"),
         values_expected=heard.get("values_expected"),
+        in_list=heard.get("in_list", False),
     )
 
 
@@ -136,6 +137,9 @@ def _what_the_release_said(record: dict[str, Any]) -> dict[tuple[str, str], dict
 
 def _learn_values(heard: dict[str, Any], sent: Any, message: str) -> None:
     tag = None
+    in_list = isinstance(sent, list) and len(sent) == 1 and isinstance(sent[0], str)
+    if in_list:  # a list of enumerated values (`marketplaceKinds: ["x"]`)
+        sent = sent[0]
     if isinstance(sent, dict) and len(sent) == 1:
         tag, sent = next(iter(sent.items()))
     if not isinstance(sent, str):
@@ -143,7 +147,9 @@ def _learn_values(heard: dict[str, Any], sent: Any, message: str) -> None:
     split = _split(message, f"`{sent}`")
     if split is None:
         return
-    heard.update(tag=tag, values=QUOTED.findall(split[1]), values_expected=split[1])
+    heard.update(
+        tag=tag, values=QUOTED.findall(split[1]), values_expected=split[1], in_list=in_list
+    )
 
 
 def _split(message: str, sent: str) -> tuple[str, str] | None:
