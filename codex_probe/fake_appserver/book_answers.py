@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
 from codex_probe.fake_appserver.book_echoes import (
@@ -66,6 +66,9 @@ class BookAnswers:
     # What the configuration leaves to codex's defaults (config.ProviderConfig).
     left_to_codex: tuple[str, ...] = ()
     states: ThreadStates = field(default_factory=ThreadStates)
+
+    def __post_init__(self) -> None:
+        self.pages_by_limit = pages_by_limit(self.book)
 
     def answer(
         self, method: str, params: Any, *, scripted: bool, experimental: bool = False
@@ -167,9 +170,10 @@ class BookAnswers:
             message = echo_words(cell.error.message, cell.params, params)
             error = (cell.error.code, str(fill(message, values)), fill(cell.error.data, values))
         without = minimal_answer(self.book, method, state)
+        result = fill(_own_answer(cell, params, without), values)
         return BookAnswer(
             outcome=cell.outcome,
-            result=fill(_own_answer(cell, params, without), values),
+            result=first_page(result, params) if self.pages_by_limit else result,
             error=error,
             notifications=[
                 (n.method, fill(echo_answer(n.params, cell.params, params, {}), values))
@@ -239,6 +243,53 @@ def _retyped_in(
             if inner:
                 changed[key] = {**own, **inner}
     return changed
+
+
+def pages_by_limit(book: AnswerBook) -> bool:
+    """Whether the release answers a list (`data`, `nextCursor`) a page of `limit` items
+    at a time: a call of the book sent `limit` and got that many items and a cursor,
+    where another call of the method in the same state got more."""
+    for cells in book.methods.values():
+        for cell in cells:
+            limit = cell.params.get("limit") if isinstance(cell.params, dict) else None
+            result = cell.result if cell.outcome == "answered" else None
+            if not _is_count(limit) or not _is_list_answer(result):
+                continue
+            assert isinstance(result, dict)
+            if len(result["data"]) != limit or not isinstance(result["nextCursor"], str):
+                continue
+            more = [
+                c
+                for c in cells
+                if c.state == cell.state
+                and _is_list_answer(c.result)
+                and len(c.result["data"]) > limit
+            ]
+            if more:
+                return True
+    return False
+
+
+def first_page(result: Any, params: Any) -> Any:
+    """`result` (a list answer) cut to the first page the request's `limit` asks for, with
+    a cursor to the next where more items follow (the offset, as model/list's)."""
+    limit = params.get("limit") if isinstance(params, dict) else None
+    if not _is_count(limit) or not _is_list_answer(result) or params.get("cursor") is not None:
+        return result
+    data = result["data"]
+    if len(data) <= limit:
+        return result
+    return {**result, "data": data[:limit], "nextCursor": str(limit)}
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _is_list_answer(result: Any) -> bool:
+    return (
+        isinstance(result, dict) and isinstance(result.get("data"), list) and "nextCursor" in result
+    )
 
 
 def runs_input_without_text(book: AnswerBook) -> bool:

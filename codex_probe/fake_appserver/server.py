@@ -190,16 +190,17 @@ class FakeAppServer:
         self.send(response_frame(request.id, result))
 
     def _send_book_answer(self, request: Request, answer: BookAnswer) -> None:
-        """The book's answer, then the notifications the release sent with it; nothing
-        where the release did not answer."""
+        """The book's answer or refusal, then the notifications the release sent with it;
+        nothing where the release did not answer."""
         if answer.outcome == "unanswered":
             return
         if answer.error is not None:
             self.send(error_frame(request.id, *answer.error))
-            return
-        assert self.book is not None
-        self.book.states.saw(request.method, request.params, answer.result)
-        self.send(response_frame(request.id, answer.result))
+        else:
+            assert self.book is not None
+            self.book.states.saw(request.method, request.params, answer.result)
+            self.send(response_frame(request.id, answer.result))
+        # With a refusal too: review/start's deprecationNotice (0.165.0).
         for method, params in answer.notifications:
             self.notify(method, params)
 

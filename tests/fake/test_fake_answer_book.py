@@ -120,3 +120,56 @@ async def test_a_method_the_book_has_no_cell_for_is_still_an_unknown_variant(
     client = await fake.start(profile)
     with pytest.raises(ServerError, match="unknown variant `app/list`"):
         await client.request("app/list", {})
+
+
+def features(count: int) -> list[dict[str, object]]:
+    return [{"name": f"feature-{n}", "stage": "beta"} for n in range(count)]
+
+
+PAGED_CELLS = [
+    cell(
+        "experimentalFeature/list",
+        "none",
+        "minimal",
+        {},
+        result={"data": features(7), "nextCursor": None},
+    ),
+    # The evidence that the release pages by limit: model/list's full call.
+    cell("model/list", "none", "minimal", {}, result={"data": features(4), "nextCursor": None}),
+    cell(
+        "model/list",
+        "none",
+        "full",
+        {"cursor": None, "limit": 2},
+        result={"data": features(2), "nextCursor": "2"},
+    ),
+    cell(
+        "review/start",
+        "none",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": "thread not found: {{thread}}"},
+        notifications=[{"method": "deprecationNotice", "params": {"summary": "x"}}],
+    ),
+]
+
+
+async def test_a_list_asked_with_a_limit_is_answered_a_page_at_a_time_as_the_release_pages(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "paged", PAGED_CELLS)))
+    page = await client.request("experimentalFeature/list", {"limit": 3})
+    assert [f["name"] for f in page["data"]] == ["feature-0", "feature-1", "feature-2"]
+    assert isinstance(page["nextCursor"], str)
+    whole = await client.request("experimentalFeature/list", {"limit": 10})
+    assert len(whole["data"]) == 7 and whole["nextCursor"] is None
+
+
+async def test_a_refusal_comes_with_the_notifications_the_release_sent_with_it(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "paged", PAGED_CELLS)))
+    with pytest.raises(ServerError, match="thread not found"):
+        await client.request("review/start", {"threadId": UNKNOWN})
+    notice = await client.wait_for_notification("deprecationNotice", timeout=5)
+    assert notice.params == {"summary": "x"}
