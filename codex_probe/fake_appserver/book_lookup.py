@@ -165,8 +165,19 @@ def _asked(params: Any) -> frozenset[str] | None:
 
 
 def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
+    """The cell that sent the request's fields, with the request's value in each field the
+    pool varies (`itemsView` of a full call sent `notLoaded` says nothing of `summary`)."""
     wanted = _asked(params)
-    return next((c for c in pool if _asked(c.params) == wanted), None)
+    varied = {c.variant.partition("=")[0] for c in pool if "=" in c.variant}
+    return next(
+        (
+            c
+            for c in pool
+            if _asked(c.params) == wanted
+            and all(_same_kind(c.params[name], params[name]) for name in varied & (wanted or set()))
+        ),
+        None,
+    )
 
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:

@@ -227,3 +227,36 @@ def test_a_boolean_sent_false_is_answered_as_the_call_without_it() -> None:
             book, "thread/read", "archived", {"threadId": ID, "includeTurns": sent}
         )
         assert found is not None and found[0].variant == expected
+
+
+def test_a_call_with_the_same_fields_but_another_enumerated_value_is_answered_for_that_value() -> (
+    None
+):
+    book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell("thread/turns/list", "idle", "minimal", {"threadId": T}, result={"v": 0}),
+                cell(
+                    "thread/turns/list",
+                    "idle",
+                    "full",
+                    {"threadId": T, "itemsView": "notLoaded", "limit": 5},
+                    result={"v": 1},
+                ),
+                cell(
+                    "thread/turns/list",
+                    "idle",
+                    "itemsView=summary",
+                    {"threadId": T, "itemsView": "summary"},
+                    result={"v": 2},
+                ),
+            ],
+        )
+    )
+    asked = {"threadId": ID, "itemsView": "summary", "limit": 3}
+    found = answering_cell(book, "thread/turns/list", "idle", asked)
+    assert found is not None and found[0].variant == "itemsView=summary"
+    same = {"threadId": ID, "itemsView": "notLoaded", "limit": 3}
+    found = answering_cell(book, "thread/turns/list", "idle", same)
+    assert found is not None and found[0].variant == "full"
