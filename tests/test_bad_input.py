@@ -13,10 +13,10 @@ import pytest
 
 from codex_probe.cli.commands import drive, validate
 from codex_probe.cli.main import CLOSED_STDOUT, main
-from codex_probe.fake_appserver.profile import PROFILES_DIR
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.jsonrpc.transcript import read_transcript
 from tests.cli import codex_probe
+from tests.fake.conftest import copy_profile
 
 USAGE_ERROR = 2
 
@@ -153,10 +153,8 @@ def test_every_usage_error_of_codex_probe_is_one_line_without_the_usage_text() -
 def test_probe_refuses_a_fake_profile_of_another_release_than_codex_names(
     tmp_path: Path,
 ) -> None:
-    profile = tmp_path / "learned" / "0.120.0.json"
-    profile.parent.mkdir()
-    for name in ("0.120.0.json", "wire-0.120.0.json"):
-        (profile.parent / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    (tmp_path / "learned").mkdir()
+    profile = copy_profile("0.120.0", tmp_path / "learned")
     out = tmp_path / "out"
     done = codex_probe(
         *("probe", "--backend", "fake", "--codex", "0.171.0", "--fake-profile", str(profile)),

@@ -15,6 +15,7 @@ from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.compiler import LifecycleEvent, load_sources
 from codex_probe.harness.dispatcher import build_start_config
 from codex_probe.harness.jsonrpc.transcript import read_transcript
+from tests.fake.conftest import copy_profile
 
 
 def drive(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
@@ -200,10 +201,8 @@ def test_drive_on_the_fake_imitates_the_profile_file_given(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The 0.120.0 profile, as a file: thread/start answers with 0.120.0's fields.
-    profile = tmp_path / "learned" / "0.120.0.json"
-    profile.parent.mkdir()
-    for name in ("0.120.0.json", "wire-0.120.0.json"):
-        (profile.parent / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    (tmp_path / "learned").mkdir()
+    profile = copy_profile("0.120.0", tmp_path / "learned")
     code, report = drive(
         capsys,
         "--backend",
@@ -229,10 +228,8 @@ def test_drive_on_the_fake_imitates_the_profile_file_given(
 def test_drive_refuses_a_fake_profile_of_another_release_than_codex_names(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    profile = tmp_path / "learned" / "0.120.0.json"
-    profile.parent.mkdir()
-    for name in ("0.120.0.json", "wire-0.120.0.json"):
-        (profile.parent / name).write_bytes((PROFILES_DIR / name).read_bytes())
+    (tmp_path / "learned").mkdir()
+    profile = copy_profile("0.120.0", tmp_path / "learned")
     code = main(
         [
             *("drive", "--backend", "fake", "--codex", "0.171.0"),
