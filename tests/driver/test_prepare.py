@@ -129,7 +129,10 @@ async def test_a_first_delivery_timeout_fails_closed_and_never_replays_the_input
     spawn_driver: SpawnDriver,
 ) -> None:
     driver = await spawn_driver(
-        threads=(KNOWN,), script=[{"method": "turn/start", "action": "hang"}], request_timeout=0.5
+        threads=(KNOWN,),
+        script=[{"method": "turn/start", "action": "hang"}],
+        # The resume before the hang must be answered within it on a loaded machine too.
+        request_timeout=2.0,
     )
     with pytest.raises(PrepareFailed) as caught:
         await driver.prepare_initial_thread(start_config(session_id=KNOWN))
