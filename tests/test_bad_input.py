@@ -168,6 +168,29 @@ def test_probe_refuses_a_fake_profile_of_another_release_than_codex_names(
     assert not out.exists()
 
 
+def test_drive_refuses_a_fake_profile_whose_version_is_no_release(tmp_path: Path) -> None:
+    (tmp_path / "learned").mkdir()
+    profile = copy_profile("0.120.0", tmp_path / "learned")
+    document = json.loads(profile.read_text())
+    document["version"] = "../../escape"
+    profile.write_text(json.dumps(document))
+    out = tmp_path / "out"
+    done = codex_probe(
+        "drive",
+        "--backend",
+        "fake",
+        "--fake-profile",
+        str(profile),
+        "--message",
+        "hi",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == USAGE_ERROR, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "version" in done.stderr
+    assert not out.exists() and not (tmp_path / "escape").exists()
+
+
 # ----- a closed stdout ---------------------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -30,7 +30,7 @@ from codex_probe.fake_appserver.json_files import FileRefused, decode_file, mode
 from codex_probe.fake_appserver.profile_model import ErrorAnswer, Evidence, Measured, Model
 from codex_probe.fake_appserver.surface_profile import SurfaceProfile
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES, Turns, lent
-from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, version_key
+from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION, VERSION_PATTERN, version_key
 from codex_probe.harness.files import inside
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
@@ -243,7 +243,8 @@ class Provenance(Model, frozen=True):
 
 
 class ProfileDocument(Model, frozen=True):
-    version: str
+    # A release's version: it names files and folders (a transcript, a run's folder).
+    version: Annotated[str, msgspec.Meta(pattern=VERSION_PATTERN)]
     measured: Provenance
     behaviour: Behaviour
     texts: Texts
