@@ -32,6 +32,9 @@ SCHEMA_FILE = Path(__file__).resolve().parent / "profiles" / "book.schema.json"
 
 Outcome = Literal["answered", "refused", "unanswered"]
 CellKind = Literal["valid", "invalid"]
+# The variant `FIELD of an id nobody has`: a field that names one of the thread's turns
+# sent naming a turn nobody has (probes/explore/plan.py).
+UNKNOWN_TURN = "of an id nobody has"
 
 
 class AnswerBookError(FileRefused):
@@ -83,6 +86,9 @@ class FieldRule(Model, frozen=True):
     values_expected: str | None = None
     # The values are those of the items of a list the field holds.
     in_list: bool = False
+    # The key each object the field holds (or each of its list's) must have: the tag of a
+    # tagged union (`type` of an input item), read from the schema.
+    item_tag: str | None = None
 
 
 WordingKind = Literal["missing field", "invalid type", "unknown variant", "malformed id"]

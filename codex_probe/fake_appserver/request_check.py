@@ -64,6 +64,10 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
         if wrong is not None and rule.expected is not None:
             return wrong.filled(got=unexpected(value), expected=rule.expected)
         return None
+    untagged = _untagged(rule, value)
+    missing = book.wording("missing field")
+    if untagged is not None and missing is not None:
+        return missing.filled(field=untagged)
     unknown = book.wording("unknown variant")
     if rule.values is None or unknown is None or rule.values_expected is None:
         return None
@@ -79,6 +83,15 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
     if isinstance(sent, str) and sent not in rule.values:
         return unknown.filled(value=sent, expected=rule.values_expected)
     return None
+
+
+def _untagged(rule: FieldRule, value: Any) -> str | None:
+    """The tag an object of the field (or of its list) lacks, which serde reads first."""
+    if rule.item_tag is None:
+        return None
+    items = value if isinstance(value, list) else [value]
+    lacking = any(isinstance(item, dict) and rule.item_tag not in item for item in items)
+    return rule.item_tag if lacking else None
 
 
 # serde's words for what a field takes, and the JSON types they name: where the schema

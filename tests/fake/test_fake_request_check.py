@@ -145,6 +145,17 @@ async def test_a_missing_required_field_is_refused_on_a_method_never_sent_withou
     )
 
 
+async def test_an_input_item_without_its_type_is_refused_as_a_missing_field_before_the_thread(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    nobodys = "00000000-0000-4000-8000-0000000000aa"
+    untyped = {"threadId": nobodys, "input": [{"text": "hello"}]}
+    assert await refusal(client, "turn/start", untyped) == INVALID + "missing field `type`"
+    typed = {"threadId": nobodys, "input": [{"type": "text", "text": "hello"}]}
+    assert "missing field" not in await refusal(client, "turn/start", typed)
+
+
 async def test_an_initialize_without_client_info_is_refused_as_the_release_refuses_it(
     fake: FakeProcesses, profile: str
 ) -> None:

@@ -110,7 +110,24 @@ def _field(
         tag=heard.get("tag"),
         values_expected=heard.get("values_expected"),
         in_list=heard.get("in_list", False),
+        item_tag=_item_tag(tree, node),
     )
+
+
+def _item_tag(tree: SchemaTree, node: Any) -> str | None:
+    """The tag every alternative of the field's tagged union has (of its list's items,
+    for a list): serde refuses an object without it as a missing field."""
+    resolved = tree.resolve(node)
+    kinds = [resolved, *tree.alternatives(resolved)]
+    for kind in kinds:
+        if isinstance(kind, dict) and kind.get("type") == "array":
+            resolved = tree.resolve(kind.get("items"))
+            break
+    named = [tree.tag(alt) for alt in tree.alternatives(resolved)]
+    tags = {tag[0] for tag in named if tag is not None}
+    if len(named) > 1 and None not in named and len(tags) == 1:
+        return tags.pop()
+    return None
 
 
 def _what_the_release_said(record: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
