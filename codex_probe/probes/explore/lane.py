@@ -300,7 +300,7 @@ class Lane:
                 if answered:  # a refused call left the held turn as it was
                     await self._own_work(cell, subject)
                     await self._interrupted(subject)
-                    if not self._ended(subject):  # a call that interrupted it: not let go
+                    if not self.held_turn_ended(subject):  # a call that interrupted it: not let go
                         self.release(subject)
                     try:
                         if cell.method not in UNHEARD:
@@ -428,8 +428,9 @@ class Lane:
                 consume=False,
             )
 
-    def _ended(self, subject: Subject) -> bool:
-        """Whether the subject's held turn has completed already (the call ended it)."""
+    def held_turn_ended(self, subject: Subject) -> bool:
+        """Whether the subject's held turn has completed already (the cell's call ended
+        it, answered or refused)."""
         assert self.session is not None
         return any(
             note.method == "turn/completed"

@@ -8,6 +8,12 @@ Variants of a method's params (their names are part of the surface's keys):
     FIELD=VALUE                the minimal call with one enumerated field set to one of its
                                values (every enum value, tagged alternative or item kind in
                                turn; `input=[localImage]`)
+    with FIELD                 the minimal call with one optional field of the full call's
+                               (one that is not enumerated: those are FIELD=VALUE); of a
+                               method that takes no thread (the fields a thread method
+                               takes are asked about threads in every state)
+    FIELD of an id nobody has  the minimal call with a field that names one of the thread's
+                               turns naming a turn nobody has (`turnId`, `lastTurnId`)
     params not an object       params that are a list
     without FIELD              the minimal call less one required field
     FIELD of the wrong type    the minimal call with a field of a type it does not take
@@ -17,8 +23,10 @@ Variants of a method's params (their names are part of the surface's keys):
 States: `none` (no thread: a thread method is asked about an id nobody has), and the
 thread states of states.py. A thread method (a required `threadId`) runs its minimal and
 full calls in every state, its FIELD=VALUE calls in `idle` and `none` (and in every
-state where it only reads the state's own thread, `_sent_in`); any other method runs in
-`none`. Invalid calls run in `none` only (methods.py says why).
+state where it only reads the state's own thread, `_sent_in`), a turn nobody has in every
+thread state (what codex answers for it depends on the turns the thread has: a turn in
+flight, none); any other method runs in `none`. Invalid calls run in `none` only
+(methods.py says why).
 
 A server request codex asks while a turn runs is answered with each decision its
 schema allows (`item/commandExecution/requestApproval idle decision=accept`).
@@ -31,8 +39,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from codex_probe.probes.explore.fixtures import fill_for
-from codex_probe.probes.explore.methods import NONE_ORDER, THREAD_READS, policy_of
+from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN
+from codex_probe.probes.explore.fixtures import TURN, UNKNOWN, fill_for
+from codex_probe.probes.explore.methods import NONE_ORDER, STARTS_TURN, THREAD_READS, policy_of
 from codex_probe.probes.explore.schema_values import MISSING, Builder, SchemaTree
 from codex_probe.probes.explore.states import IDLE, NONE, THREAD_STATES, UNLOADED
 
@@ -43,6 +52,7 @@ MINIMAL = "minimal"
 FULL = "full"
 NOT_AN_OBJECT = "params not an object"
 LIST_PARAMS = ["explore"]
+WITH = "with "
 # The server request whose decisions are explored, and what makes codex ask it.
 APPROVAL_METHOD = "item/commandExecution/requestApproval"
 APPROVAL_RESPONSE = "CommandExecutionRequestApprovalResponse.json"
@@ -147,11 +157,19 @@ def make_plan(schema_dir: Path) -> Plan:
 def _sent_in(variant: Variant, method: str, state: str, on_copy: bool) -> bool:
     """Whether a thread method's valid `variant` is sent in `state`: the minimal and full
     calls everywhere; each enumerated value on an idle thread, about an id nobody has
-    (codex checks some values before it looks the thread up), and where the call only
-    reads the state's own thread (no copy, nothing created: not a fork)."""
+    (codex checks some values before it looks the thread up), on an unloaded one (a
+    resume that loads it applies the values sent, where one of a loaded thread ignores
+    them) and where the call only reads the state's own thread (no copy); a turn nobody
+    has in every thread state. A call that makes a thread or starts a turn (a turn each,
+    run to its end) sends its values and a turn nobody has on an idle thread only."""
+    once = method in CREATES_THREAD or method in STARTS_TURN
+    if variant.name.startswith(WITH):
+        return False
+    if variant.name.endswith(UNKNOWN_TURN):
+        return state != NONE and (state == IDLE or not once)
     if variant.name in (MINIMAL, FULL) or state in (IDLE, NONE):
         return True
-    return not on_copy and method not in CREATES_THREAD
+    return not once and (not on_copy or state == UNLOADED)
 
 
 def _takes_thread(tree: SchemaTree, node: Any) -> bool:
@@ -186,9 +204,18 @@ def variants_of(builder: Builder, node: Any) -> list[Variant]:
         if tagged is not None:
             made = builder.value(alt, full=False, path=(f"<{tagged[1]}>",))
             found.append(Variant(f"{tagged[0]}={tagged[1]}", made, "valid"))
+    enumerated = set()
     for name, sub in sorted(properties.items()):
         for finite in builder.finite_values(sub, (name,)):
+            enumerated.add(name)
             found.append(Variant(f"{name}={finite.label}", {**base, name: finite.value}, "valid"))
+    if isinstance(full, dict) and isinstance(base, dict):
+        for name in sorted(set(full) - set(base) - enumerated):
+            found.append(Variant(f"{WITH}{name}", {**base, name: full[name]}, "valid"))
+    if isinstance(full, dict):
+        for name in sorted(n for n, value in full.items() if value == TURN):
+            unknown_turn = {**base, name: UNKNOWN}
+            found.append(Variant(f"{name} {UNKNOWN_TURN}", unknown_turn, "valid"))
     found.append(Variant(NOT_AN_OBJECT, LIST_PARAMS, "invalid"))
     required = sorted(required_of(tree, body))
     for name in required:

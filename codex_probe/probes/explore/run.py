@@ -151,8 +151,10 @@ async def _run_state(
 ) -> None:
     """A state's cells: those on its own thread, then each on a copy; a copy serves the
     next cell too while the calls on it are refused (a refusal leaves the thread as it
-    was). In flight, one turn is held at a time: the base's is let go before the first
-    copy holds its own (the wiretap lets every held answer go at once)."""
+    was), but for one that ended its held turn (0.171.0 refuses a thread/revert to a turn
+    nobody has in flight, and interrupts the turn). In flight, one turn is held at a
+    time: the base's is let go before the first copy holds its own (the wiretap lets
+    every held answer go at once)."""
     if state not in states:
         states[state] = await _reached(lab.reach(state))
     if states[state] is not None:
@@ -179,6 +181,9 @@ async def _run_state(
         done[index] = record
         if record.outcome != "refused" or cell.kind == "approval":
             await lane.let_go(copy)
+            copy = None
+        elif copy.held and lane.held_turn_ended(copy):
+            lane.release(copy)  # the wiretap may still hold the ended turn's answer
             copy = None
     if copy is not None:
         await lane.let_go(copy)

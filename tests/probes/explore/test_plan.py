@@ -65,6 +65,29 @@ def test_each_value_of_an_enumerated_field_is_a_call_of_its_own(plan: Plan) -> N
     assert "approvalPolicy=on-request" in variants
 
 
+def test_a_field_naming_a_turn_is_also_sent_naming_a_turn_nobody_has_in_every_thread_state(
+    plan: Plan,
+) -> None:
+    unknown = [c for c in plan.cells if c.variant == "turnId of an id nobody has"]
+    interrupts = {c.state for c in unknown if c.method == "turn/interrupt"}
+    assert interrupts == set(THREAD_STATES)
+    assert all(c.params["turnId"] == "{{unknown}}" for c in unknown)
+    forks = {c.state for c in plan.cells if c.variant == "lastTurnId of an id nobody has"}
+    assert forks == {"idle"}  # a fork makes a thread: on an idle one only
+
+
+def test_each_optional_field_that_is_not_enumerated_is_sent_alone_by_a_method_without_a_thread(
+    plan: Plan,
+) -> None:
+    withs = {c.variant: c for c in plan.cells if c.method == "plugin/read"}
+    minimal = withs["minimal"].params
+    alone = withs["with marketplacePath"].params
+    assert alone == {**minimal, "marketplacePath": withs["full"].params["marketplacePath"]}
+    assert all(c.state == NONE for c in plan.cells if c.variant.startswith("with "))
+    thread_methods = {c.method for c in plan.cells if c.state != NONE}
+    assert not any(c.variant.startswith("with ") for c in plan.cells if c.method in thread_methods)
+
+
 def test_calls_that_would_reach_a_real_account_are_not_sent(plan: Plan) -> None:
     sent = {cell.method for cell in plan.cells if cell.kind != "invalid"}
     assert "feedback/upload" not in sent
