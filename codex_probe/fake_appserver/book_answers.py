@@ -28,9 +28,11 @@ from codex_probe.fake_appserver.book_lookup import (
     fill,
     full_answered,
     gated_refusal,
+    ignores_value,
     minimal_answer,
     refused_for_its_values,
     same_params_cell,
+    unknown_turn_cell,
 )
 from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.store import ThreadStore
@@ -80,10 +82,12 @@ class BookAnswers:
         scripted one only where the handler cannot know what the release does: the
         release's own list (BOOK_FIRST), a thread in a state the handler does not know
         (archived). A request that needs the experimental API the client did not declare
-        gets the release's refusal of it in every state (`gated_refusal`)."""
+        gets the release's refusal of it in every state (`gated_refusal`); one naming a
+        turn the thread does not have, the release's answer for a turn nobody has."""
         state = self.state_of(params)
         answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
-        exact = same_params_cell(self.book, method, state, params)
+        turns = self.turns_of(params)
+        exact = same_params_cell(self.book, method, state, params, turns)
         if exact is not None and (answers_all or exact[0].outcome == "refused"):
             return self._filled(method, state, exact, params)
         refused = refusal_of(self.book, method, params)
@@ -92,12 +96,15 @@ class BookAnswers:
         gated = None if experimental else gated_refusal(self.book, method, params)
         if gated is not None:
             return self._filled(method, state, (gated, {}), params)
+        unknown = unknown_turn_cell(self.book, method, state, params, turns)
+        if unknown is not None and (answers_all or unknown[0].outcome == "refused"):
+            return self._filled(method, state, unknown, params)
         if not answers_all:
             own = refused_for_its_values(self.book, method, state, params)
             return None if own is None else self._filled(method, state, (own, {}), params)
         if not self.book.knows(method):
             return None
-        found = answering_cell(self.book, method, state, params)
+        found = answering_cell(self.book, method, state, params, turns)
         return None if found is None else self._filled(method, state, found, params)
 
     def state_of(self, params: Any) -> str:
@@ -110,18 +117,34 @@ class BookAnswers:
             stored=thread_id is not None and _is_stored(self.store, thread_id),
         )
 
-    def echoed(self, method: str, params: Any, result: Any) -> Any:
+    def turns_of(self, params: Any) -> frozenset[str] | None:
+        """The ids of the turns of the request's thread, None where the fake has no such
+        thread (loaded, or stored: unloaded, archived)."""
+        thread_id = _thread_id(params)
+        if thread_id is None:
+            return None
+        loaded = self.loaded.get(thread_id)
+        if loaded is not None:
+            turns = loaded.listed_turns()
+        else:
+            record = _stored(self.store, thread_id)
+            if record is None:
+                return None
+            turns = record.get("turns") or []
+        return frozenset(str(turn["id"]) for turn in turns if "id" in turn)
+
+    def echoed(self, method: str, params: Any, result: Any, state: str | None = None) -> Any:
         """A handler's answer completed from the book: the top-level fields the release's
         answer to the same call has and the handler does not build (thread/read's
         `readState`); and for thread/start, resume and fork what the params sent change
         in it as the book shows the release's answer changes (its sandbox and approval
         policy in its own form, `effects`), and the booleans sent that the thread carries
-        (`ephemeral`) as sent."""
+        (`ephemeral`) as sent. `state`: the thread's before the call (else its state now)."""
         if not isinstance(result, dict):
             return result
-        state = self.state_of(params)
+        state = state or self.state_of(params)
         values = self._own_values(params)
-        found = answering_cell(self.book, method, state, params)
+        found = answering_cell(self.book, method, state, params, self.turns_of(params))
         release = found[0].result if found is not None and found[0].outcome == "answered" else {}
         lacking = (
             {k: v for k, v in release.items() if k not in result}
@@ -147,15 +170,19 @@ class BookAnswers:
 
     def _defaults(self, method: str, state: str, params: dict[str, Any]) -> dict[str, Any]:
         """Where the configuration leaves the sandbox or the approval policy to codex and
-        the call does not send it: what the release answers then (the book's minimal call,
-        made in a home that leaves both to codex), in place of the wire template's, which
-        was captured in a home that sets them."""
+        the call does not send it, or sends a value the release ignores there (a loaded
+        thread's resume): what the release answers then (the book's minimal call, made in
+        a home that leaves both to codex), in place of the wire template's, which was
+        captured in a home that sets them."""
         minimal = minimal_answer(self.book, method, state)
         keys: list[str] = []
-        if "sandbox_mode" in self.left_to_codex and "sandbox" not in params:
-            keys += DEFAULT_SANDBOX_KEYS
-        if "approval_policy" in self.left_to_codex and "approvalPolicy" not in params:
-            keys.append("approvalPolicy")
+        for setting, name, answered in (
+            ("sandbox_mode", "sandbox", DEFAULT_SANDBOX_KEYS),
+            ("approval_policy", "approvalPolicy", ["approvalPolicy"]),
+        ):
+            ignored = ignores_value(self.book, method, state, params, name, answered)
+            if setting in self.left_to_codex and (name not in params or ignored):
+                keys += answered
         return {key: minimal[key] for key in keys if key in minimal}
 
     def _filled(
@@ -344,3 +371,10 @@ def _is_stored(store: ThreadStore, thread_id: str) -> bool:
         return store.holds(thread_id)
     except (OSError, ValueError):  # an id that is no file name
         return False
+
+
+def _stored(store: ThreadStore, thread_id: str) -> dict[str, Any] | None:
+    try:
+        return store.load(thread_id)
+    except (OSError, ValueError):  # an id that is no file name, a file half written
+        return None

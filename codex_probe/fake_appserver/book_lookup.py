@@ -4,12 +4,14 @@ The cells of the request's method in its thread's state (thread_states.py) are t
 turn, the first way that finds one wins:
 
 1. the same params: a cell's params with each placeholder (`{{thread}}`, `{{work}}`...)
-   standing for any text (an id's for a UUID), the text it stood for kept to fill the
-   answer (for a fork, a cell of `idle` after those of `forked`); a refused (invalid) cell
-   of any state too, as codex refuses those before any handler runs;
+   standing for any text (an id's for a UUID; `{{turn}}` for a turn the thread has,
+   `{{unknown}}` for none it has, where the fake knows the thread's turns), the text it
+   stood for kept to fill the answer (for a fork, a cell of `idle` after those of
+   `forked`); a refused (invalid) cell of any state too, as codex refuses those before
+   any handler runs; then the same params less the fields sent `false`, null or empty;
 2. a refused cell of an enumerated value the request sends (way 5), as codex refuses a
    call for any one value it refuses;
-3. the same set of fields (one sent `false` as if left out);
+3. the same set of fields (one sent `false`, null or empty as if left out);
 4. the full call, where the release refused it for the fields its message names
    (book_echoes.py) and the request sends them all too;
 5. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
@@ -30,7 +32,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell
+from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN, AnswerBook, BookCell
 from codex_probe.fake_appserver.book_echoes import refusal_causes
 from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
@@ -44,14 +46,15 @@ MINIMAL, FULL = "minimal", "full"
 
 
 def answering_cell(
-    book: AnswerBook, method: str, state: str, params: Any
+    book: AnswerBook, method: str, state: str, params: Any, turns: frozenset[str] | None = None
 ) -> tuple[BookCell, dict[str, str]] | None:
     """The cell that answers `method` with `params` in `state`, and the values its
-    placeholders matched in the request (None: the book has no cell of the method)."""
+    placeholders matched in the request (None: the book has no cell of the method);
+    `turns`: the ids of the thread's turns, where the fake knows them."""
     cells = book.cells_of(method)
     if not cells:
         return None
-    exact = same_params_cell(book, method, state, params)
+    exact = same_params_cell(book, method, state, params, turns)
     if exact is not None:
         return exact
     pool = _valid_in(cells, state) or _valid_in(cells, IDLE) or _valid_in(cells, NONE)
@@ -69,17 +72,59 @@ def answering_cell(
 
 
 def same_params_cell(
-    book: AnswerBook, method: str, state: str, params: Any
+    book: AnswerBook, method: str, state: str, params: Any, turns: frozenset[str] | None = None
 ) -> tuple[BookCell, dict[str, str]] | None:
     """The cell of `method` in `state` (or a refused one of any state) whose params are
-    the request's (way 1 above), and what its placeholders matched."""
+    the request's (way 1 above), and what its placeholders matched; `turns`: the ids of
+    the thread's turns, where the fake knows them."""
     cells = book.cells_of(method)
     near = [c for nearby in nearby_states(state) for c in cells if c.state == nearby]
     refusals = [c for c in cells if c.kind == "invalid" and c not in near]
-    for candidate in [*near, *refusals]:
-        captured: dict[str, str] = {}
-        if matches(candidate.params, params, captured):
-            return candidate, captured
+    for sent in _as_sent_and_asked(params):
+        for candidate in [*near, *refusals]:
+            captured: dict[str, str] = {}
+            if matches(candidate.params, sent, captured) and _turns_agree(captured, turns):
+                return candidate, captured
+    return None
+
+
+def _as_sent_and_asked(params: Any) -> list[Any]:
+    """The request's params, then (where it sends a field `false`, null or empty) without
+    those fields (`_asked`)."""
+    if not isinstance(params, dict):
+        return [params]
+    asked = {name: value for name, value in params.items() if not _unasked(value)}
+    return [params] if asked == params else [params, asked]
+
+
+def _turns_agree(captured: dict[str, str], turns: frozenset[str] | None) -> bool:
+    """Whether a `{{turn}}` matched a turn the thread has and an `{{unknown}}` none."""
+    if turns is None:
+        return True
+    turn_known = "turn" not in captured or captured["turn"] in turns
+    return turn_known and captured.get("unknown") not in turns
+
+
+def unknown_turn_cell(
+    book: AnswerBook, method: str, state: str, params: Any, turns: frozenset[str] | None
+) -> tuple[BookCell, dict[str, str]] | None:
+    """The release's answer to a request naming a turn the thread does not have in a field
+    the exploration sent naming a turn nobody has (`turnId of an id nobody has`), in the
+    request's state (else `idle`), and the id it named for `{{unknown}}`: codex answers
+    for the turn it cannot find (an empty page, `expected active turn id ...`), whatever
+    else the request sends. Not for a thread without turns: the book's have turns, and
+    codex looks for a thread's rollout (written with its first turn) before its turns."""
+    if not turns or not isinstance(params, dict):
+        return None
+    cells = book.cells_of(method)
+    for name, value in sorted(params.items()):
+        if not isinstance(value, str) or value in turns:
+            continue
+        named = [c for c in cells if c.variant == f"{name} {UNKNOWN_TURN}"]
+        for nearby in [*nearby_states(state), IDLE]:
+            cell = next((c for c in named if c.state == nearby), None)
+            if cell is not None:
+                return cell, {"unknown": value}
     return None
 
 
@@ -107,7 +152,13 @@ def _with_idle_values(cells: list[BookCell], pool: list[BookCell]) -> list[BookC
 
 
 def _valid_in(cells: list[BookCell], state: str) -> list[BookCell]:
-    return [c for c in cells if c.state == state and c.kind == "valid"]
+    """The valid cells of `state` that answer for any turn the request names: a cell of a
+    turn nobody has answers only a request naming such a turn (`unknown_turn_cell`)."""
+    return [
+        c
+        for c in cells
+        if c.state == state and c.kind == "valid" and not c.variant.endswith(UNKNOWN_TURN)
+    ]
 
 
 def matches(pattern: Any, value: Any, captured: dict[str, str]) -> bool:
@@ -157,11 +208,16 @@ def _fields(params: Any) -> frozenset[str] | None:
 
 
 def _asked(params: Any) -> frozenset[str] | None:
-    """The fields a request asks something with: a field sent `false` asks what leaving
-    it out asks (`includeTurns: false`), as codex's boolean params default to false."""
+    """The fields a request asks something with: a field sent `false`, null or empty (a
+    list, an object) asks what leaving it out asks (`includeTurns: false`, `cursor: null`,
+    `sparsePaths: []`), as codex's params default to those."""
     if not isinstance(params, dict):
         return None
-    return frozenset(name for name, value in params.items() if value is not False)
+    return frozenset(name for name, value in params.items() if not _unasked(value))
+
+
+def _unasked(value: Any) -> bool:
+    return value is False or value is None or value == [] or value == {}
 
 
 def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
@@ -182,10 +238,18 @@ def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
     """The `FIELD=VALUE` cell of a value the request sends; a refused one first, as
-    codex refuses a call for any one value it refuses."""
+    codex refuses a call for any one value it refuses; but not one refused in the words
+    the minimal call was: a refusal of what the call lacks, which says nothing of the
+    value (`no goal exists`, where a call with an `objective` makes one)."""
     if not isinstance(params, dict):
         return None
-    found = [cell for cell in pool if _sets_sent_value(cell, params)]
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    lacking = minimal.error.message if minimal is not None and minimal.error else None
+    found = [
+        cell
+        for cell in pool
+        if _sets_sent_value(cell, params) and (cell.error is None or cell.error.message != lacking)
+    ]
     return next((c for c in found if c.outcome == "refused"), None) or next(iter(found), None)
 
 
@@ -423,6 +487,23 @@ def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str,
             if key != "thread" and minimal.result.get(key) != value:
                 found[key] = value
     return found
+
+
+def ignores_value(
+    book: AnswerBook, method: str, state: str, params: Any, name: str, keys: list[str]
+) -> bool:
+    """Whether the release answers `keys` alike with and without the value the request
+    sends in `name`, by its `FIELD=VALUE` cell of that value in `state` (else in `idle`,
+    where the exploration sends every value): a loaded thread's resume keeps the thread's
+    sandbox, whatever is sent."""
+    if not isinstance(params, dict) or name not in params:
+        return False
+    for pool in (_answered_pool(book, method, state), _answered_pool(book, method, IDLE)):
+        minimal = next((c for c in pool if c.variant == MINIMAL), None)
+        cell = next((c for c in pool if _sets(c, name, params[name])), None)
+        if minimal is not None and cell is not None:
+            return all(cell.result.get(key) == minimal.result.get(key) for key in keys)
+    return False
 
 
 def _sets(cell: BookCell, name: str, sent: Any) -> bool:

@@ -164,6 +164,9 @@ class FakeAppServer(ThreadMethods):
         fault = self.script.next_fault(request.method)
         if fault is not None and not await self._apply_fault(fault, request):
             return
+        # The thread's state before the call: the release's answer to a resume that
+        # loads a thread is that of an unloaded one.
+        before = self.book.state_of(request.params) if self.book is not None else None
         try:
             result = await self._handle(request)
         except RequestFailed as failure:
@@ -173,7 +176,7 @@ class FakeAppServer(ThreadMethods):
             self._send_book_answer(request, result)
             return
         if self.book is not None:
-            result = self.book.echoed(request.method, request.params, result)
+            result = self.book.echoed(request.method, request.params, result, before)
             self.book.states.saw(request.method, request.params, result)
         self._incidental(request.method, request.params)
         self.send(response_frame(request.id, result))

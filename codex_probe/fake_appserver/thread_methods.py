@@ -111,6 +111,11 @@ class ThreadMethods:
             raise RequestFailed(*self.profile.errors.no_rollout.answer(thread_id=thread_id))
         if loaded is None:
             record = stored
+            # Loading the thread, codex applies the policy and sandbox sent (the book's
+            # unloaded resumes show them echoed); a loaded thread keeps its own.
+            for sent, kept in (("approvalPolicy", "approval_policy"), ("sandbox", "sandbox_mode")):
+                if isinstance(params.get(sent), str):  # a granular policy is not imitated
+                    record[kept] = params[sent]
             # A resume in a new process (or after unsubscribe): measured per profile.
             base = record["base_original"]
             if (
@@ -149,7 +154,8 @@ class ThreadMethods:
     async def thread_fork(self, params: Any) -> Any:
         """A new thread with the parent's history and turns (measured on 0.120.0 and
         0.171.0: its first turn sends the parent's history; thread/started, no status
-        change until its first turn); its instructions as `behaviour.fork` says."""
+        change until its first turn), up to `lastTurnId` where one is sent; its
+        instructions as `behaviour.fork` says."""
         parent_id = self._checked_thread_id(params)
         parent = self.loaded.get(parent_id)
         source = parent.record if parent is not None else self.store.load(parent_id)
@@ -163,6 +169,12 @@ class ThreadMethods:
             cut.update(status="interrupted", completed_at=None, duration_ms=None)
             cut["items"] = [i for i in cut["items"] if i["type"] == "userMessage"]
             record["turns"] = [*record["turns"], cut]
+        named = [turn.get("id") for turn in record["turns"]]
+        last = params.get("lastTurnId")
+        if last in named:
+            # Forked at that turn: the turns after it are not the fork's (its history is
+            # kept whole: no scenario forks at a turn, and the surface lists the turns).
+            record["turns"] = record["turns"][: named.index(last) + 1]
         record.update(
             id=thread_id,
             created_at=now_s(),

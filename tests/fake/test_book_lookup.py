@@ -12,6 +12,7 @@ from codex_probe.fake_appserver.book_lookup import (
     gated_refusal,
     matches,
     refused_for_its_values,
+    same_params_cell,
 )
 from codex_probe.fake_appserver.thread_states import ThreadStates
 from codex_probe.probes.releases.learn.book import learn_book
@@ -204,6 +205,68 @@ def test_where_the_state_refuses_the_call_a_value_refused_in_other_words_comes_f
     # A value refused in the state's own words is the state's refusal: the handler's.
     never = {"threadId": ID, "approvalPolicy": "never"}
     assert refused_for_its_values(RESUME_BOOK, "thread/resume", "none", never) is None
+
+
+def test_the_same_params_less_a_field_sent_false_are_the_same_call() -> None:
+    words = {"code": -32600, "message": "thread not loaded: {{thread}}"}
+    book = learn_book(
+        record("0.165.0", [cell("thread/read", "none", "minimal", {"threadId": T}, error=words)])
+    )
+    found = same_params_cell(book, "thread/read", "none", {"threadId": ID, "includeTurns": False})
+    assert found is not None and found[0].variant == "minimal"
+    sent_true = {"threadId": ID, "includeTurns": True}
+    assert same_params_cell(book, "thread/read", "none", sent_true) is None
+
+
+def test_a_turn_placeholder_matches_a_turn_the_thread_has_and_unknown_one_it_has_not() -> None:
+    params = {"threadId": T, "turnId": "{{unknown}}"}
+    refused = {"code": -32600, "message": "expected active turn id {{unknown}}"}
+    variant = "turnId of an id nobody has"
+    book = learn_book(
+        record("0.171.0", [cell("turn/interrupt", "in-flight", variant, params, error=refused)])
+    )
+    own, nobodys = "11111111-1111-4111-8111-111111111111", ID
+    asked = {"threadId": ID, "turnId": nobodys}
+    found = same_params_cell(book, "turn/interrupt", "in-flight", asked, frozenset({own}))
+    assert found is not None and found[1]["unknown"] == nobodys
+    asked_own = {"threadId": ID, "turnId": own}
+    assert (
+        same_params_cell(book, "turn/interrupt", "in-flight", asked_own, frozenset({own})) is None
+    )
+
+
+def test_a_value_refused_in_the_minimal_calls_words_does_not_stand_for_a_call_that_sends_more() -> (
+    None
+):
+    no_goal = {"code": -32600, "message": "cannot update goal for thread {{thread}}: no goal"}
+    book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell("thread/goal/set", "idle", "minimal", {"threadId": T}, error=no_goal),
+                cell(
+                    "thread/goal/set",
+                    "idle",
+                    "status=paused",
+                    {"threadId": T, "status": "paused"},
+                    error=no_goal,
+                ),
+                cell(
+                    "thread/goal/set",
+                    "idle",
+                    "full",
+                    {"threadId": T, "objective": "explore", "status": "paused", "origin": "user"},
+                    result={"goal": {}},
+                ),
+            ],
+        )
+    )
+    sent = {"threadId": ID, "objective": "ship it", "status": "paused"}
+    found = answering_cell(book, "thread/goal/set", "idle", sent)
+    assert found is not None and found[0].variant == "full"
+    only_status = {"threadId": ID, "status": "paused"}
+    found = answering_cell(book, "thread/goal/set", "idle", only_status)
+    assert found is not None and found[0].outcome == "refused"
 
 
 def test_a_boolean_sent_false_is_answered_as_the_call_without_it() -> None:

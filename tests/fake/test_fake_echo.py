@@ -99,9 +99,7 @@ async def test_a_turn_without_text_runs_where_the_release_ran_one(
     assert done.params["turn"]["status"] == "completed"
 
 
-async def test_a_home_that_leaves_the_sandbox_and_policy_to_codex_gets_the_releases_defaults(
-    fake: FakeProcesses, profile: str
-) -> None:
+def leave_sandbox_and_policy_to_codex(fake: FakeProcesses) -> None:
     config = fake.home.codex_home / "config.toml"
     kept = [
         line
@@ -109,6 +107,70 @@ async def test_a_home_that_leaves_the_sandbox_and_policy_to_codex_gets_the_relea
         if not line.startswith(("approval_policy", "sandbox_mode"))
     ]
     config.write_text("\n".join(kept) + "\n")
+
+
+async def test_a_loaded_threads_resume_keeps_its_sandbox_where_the_release_ignores_the_one_sent(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    resumed = started(READ_ONLY, PERMISSION_PROFILE)
+    cells = [
+        *CELLS,
+        cell("thread/resume", "idle", "minimal", {"threadId": "{{thread}}"}, result=resumed),
+        cell(
+            "thread/resume",
+            "idle",
+            "sandbox=danger-full-access",
+            {"threadId": "{{thread}}", "sandbox": "danger-full-access"},
+            result=resumed,
+        ),
+    ]
+    leave_sandbox_and_policy_to_codex(fake)
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "profile", cells)))
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "hello")
+    sent = {"threadId": thread_id, "sandbox": "danger-full-access", "approvalPolicy": "never"}
+    answer = await client.request("thread/resume", sent)
+    assert answer["activePermissionProfile"] == PERMISSION_PROFILE
+    assert answer["sandbox"] == READ_ONLY
+
+
+async def test_a_resume_that_loads_a_thread_applies_the_sandbox_sent_as_the_release_answers_it(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    full_access = {"type": "dangerFullAccess"}
+    cells = [
+        *CELLS,
+        cell(
+            "thread/resume",
+            "unloaded",
+            "minimal",
+            {"threadId": "{{thread}}"},
+            result=started(READ_ONLY, PERMISSION_PROFILE),
+        ),
+        cell(
+            "thread/resume",
+            "unloaded",
+            "sandbox=danger-full-access",
+            {"threadId": "{{thread}}", "sandbox": "danger-full-access"},
+            result=started(full_access),
+        ),
+    ]
+    leave_sandbox_and_policy_to_codex(fake)
+    profile = str(profile_with_book("0.171.0", tmp_path / "profile", cells))
+    first = await fake.start(profile)
+    thread_id = await fake.new_thread(first)
+    await fake.turn(first, thread_id, "hello")
+    second = await fake.start(profile)  # another process: the thread is not loaded there
+    sent = {"threadId": thread_id, "sandbox": "danger-full-access", "approvalPolicy": "never"}
+    answer = await second.request("thread/resume", sent)
+    assert (answer["sandbox"], answer["activePermissionProfile"]) == (full_access, None)
+    assert answer["approvalPolicy"] == "never"
+
+
+async def test_a_home_that_leaves_the_sandbox_and_policy_to_codex_gets_the_releases_defaults(
+    fake: FakeProcesses, profile: str
+) -> None:
+    leave_sandbox_and_policy_to_codex(fake)
     client = await fake.start(profile)
     answer = await client.request("thread/start", {})
     assert answer["activePermissionProfile"] == PERMISSION_PROFILE

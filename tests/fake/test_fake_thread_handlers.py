@@ -14,6 +14,7 @@ from tests.fake.conftest import FakeProcesses
 from tests.fake.test_fake_version_differences import hold_a_turn
 
 T = "{{thread}}"
+EXPECTED_ACTIVE = "expected active turn id {{unknown}} but found {{turn}}"
 GATED = "askForApproval.granular requires experimentalApi capability"
 
 
@@ -35,6 +36,34 @@ CELLS = [
                 ]
             }
         },
+    ),
+    cell(
+        "turn/interrupt",
+        "in-flight",
+        "turnId of an id nobody has",
+        {"threadId": T, "turnId": "{{unknown}}"},
+        error={"code": -32600, "message": EXPECTED_ACTIVE},
+    ),
+    cell(
+        "thread/items/list",
+        "idle",
+        "minimal",
+        {"threadId": T},
+        result={"data": [{"turnId": "{{turn}}", "item": {"type": "userMessage"}}]},
+    ),
+    cell(
+        "thread/items/list",
+        "idle",
+        "full",
+        {"threadId": T, "turnId": "{{turn}}", "limit": 5},
+        result={"data": [{"turnId": "{{turn}}", "item": {"type": "userMessage"}}]},
+    ),
+    cell(
+        "thread/items/list",
+        "idle",
+        "turnId of an id nobody has",
+        {"threadId": T, "turnId": "{{unknown}}"},
+        result={"data": [], "backwardsCursor": None},
     ),
     cell(
         "thread/resume",
@@ -101,3 +130,49 @@ async def test_a_value_gated_behind_the_experimental_api_is_refused_before_the_t
         await client.request("thread/resume", {"threadId": nobody, "approvalPolicy": granular})
     with pytest.raises(ServerError, match="no rollout found"):
         await client.request("thread/resume", {"threadId": nobody, "approvalPolicy": "never"})
+
+
+async def test_an_interrupt_naming_a_turn_the_thread_does_not_have_gets_the_releases_refusal(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    thread = await fake.new_thread(client)
+    held = await hold_a_turn(fake, client, thread)
+    nobodys = "00000000-0000-4000-8000-0000000000aa"
+    with pytest.raises(ServerError) as refused:
+        await client.request("turn/interrupt", {"threadId": thread, "turnId": nobodys})
+    assert refused.value.message == f"expected active turn id {nobodys} but found {held}"
+    await client.request("turn/interrupt", {"threadId": thread, "turnId": held})
+
+
+async def test_the_items_of_a_turn_the_thread_does_not_have_are_an_empty_page(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    thread = await fake.new_thread(client)
+    await fake.turn(client, thread, "first")
+    own = (await client.request("thread/read", {"threadId": thread, "includeTurns": True}))[
+        "thread"
+    ]["turns"][-1]["id"]
+    listed = await client.request(
+        "thread/items/list", {"threadId": thread, "turnId": own, "cursor": None}
+    )
+    assert [entry["turnId"] for entry in listed["data"]] == [own]
+    nobodys = "00000000-0000-4000-8000-0000000000aa"
+    empty = await client.request(
+        "thread/items/list", {"threadId": thread, "turnId": nobodys, "cursor": None}
+    )
+    assert empty == {"data": [], "backwardsCursor": None}
+
+
+async def test_a_fork_at_a_turn_lists_the_turns_up_to_that_one(fake: FakeProcesses) -> None:
+    client = await fake.start("0.171.0")
+    parent = await fake.new_thread(client)
+    await fake.turn(client, parent, "first")
+    await fake.turn(client, parent, "second")
+    read = await client.request("thread/read", {"threadId": parent, "includeTurns": True})
+    first, second = (turn["id"] for turn in read["thread"]["turns"])
+    at_first = await client.request("thread/fork", {"threadId": parent, "lastTurnId": first})
+    assert [turn["id"] for turn in at_first["thread"]["turns"]] == [first]
+    whole = await client.request("thread/fork", {"threadId": parent})
+    assert [turn["id"] for turn in whole["thread"]["turns"]] == [first, second]
