@@ -35,6 +35,8 @@ CellKind = Literal["valid", "invalid"]
 # The variant `FIELD of an id nobody has`: a field that names one of the thread's turns
 # sent naming a turn nobody has (probes/explore/plan.py).
 UNKNOWN_TURN = "of an id nobody has"
+# The variant `with FIELD`: the minimal call with one optional field added.
+WITH = "with "
 
 
 class AnswerBookError(FileRefused):

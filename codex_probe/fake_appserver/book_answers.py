@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from codex_probe.fake_appserver.answer_book import AnswerBook, BookCell, Outcome
+from codex_probe.fake_appserver.answer_book import WITH, AnswerBook, BookCell, Outcome
 from codex_probe.fake_appserver.book_echoes import (
     echo_answer,
     echo_words,
@@ -194,7 +194,8 @@ class BookAnswers:
         values = {**self._own_values(params), **captured}
         error = None
         if cell.error is not None:
-            message = echo_words(cell.error.message, cell.params, params)
+            subject = cell.variant.removeprefix(WITH) if cell.variant.startswith(WITH) else None
+            message = echo_words(cell.error.message, cell.params, params, subject)
             error = (cell.error.code, str(fill(message, values)), fill(cell.error.data, values))
         without = minimal_answer(self.book, method, state)
         result = fill(_own_answer(cell, params, without), values)

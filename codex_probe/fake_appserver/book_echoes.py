@@ -51,9 +51,13 @@ def _names_field(lowered_message: str, name: str) -> bool:
     return any(len(stem) >= SHORTEST_NAMED_VALUE and stem in lowered_message for stem in stems)
 
 
-def echo_words(text: str, cell_params: Any, params: Any) -> str:
+def echo_words(text: str, cell_params: Any, params: Any, subject: str | None = None) -> str:
     """`text` with each literal text the cell sent in a field (not a placeholder) swapped,
-    where it stands alone, for the text the request sends in the same field."""
+    where it stands alone, for the text the request sends in the same field; a text the
+    cell sent in several fields, for the request's in the cell's `subject` (the field it
+    added to the minimal call: `with remoteMarketplaceName`), else in the first."""
+    if subject is not None and isinstance(cell_params, dict) and subject in cell_params:
+        cell_params = {subject: cell_params[subject], **cell_params}
     for sent, wanted in _swaps(cell_params, params).items():
         alone = re.compile(rf"(?<![\w-]){re.escape(sent)}(?![\w-])")
         text = alone.sub(wanted.replace("\\", "\\\\"), text)

@@ -13,7 +13,8 @@ turn, the first way that finds one wins:
    call for any one value it refuses;
 3. the same set of fields (one sent `false`, null or empty as if left out);
 4. the full call, where the release refused it for the fields its message names
-   (book_echoes.py) and the request sends them all too;
+   (book_echoes.py) and the request sends them all too; a `with FIELD` call refused
+   where the minimal one was answered, for a request that sends FIELD;
 5. an enumerated field with the value the request sends (`FIELD=VALUE`: the same value,
    or for a tagged value the same `type` or the same one key, for a list the same kinds
    of items);
@@ -32,7 +33,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN, AnswerBook, BookCell
+from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN, WITH, AnswerBook, BookCell
 from codex_probe.fake_appserver.book_echoes import refusal_causes
 from codex_probe.fake_appserver.thread_states import FORKED, IDLE, NONE
 
@@ -222,18 +223,24 @@ def _unasked(value: Any) -> bool:
 
 def _same_fields(pool: list[BookCell], params: Any) -> BookCell | None:
     """The cell that sent the request's fields, with the request's value in each field the
-    pool varies (`itemsView` of a full call sent `notLoaded` says nothing of `summary`)."""
+    pool varies (`itemsView` of a full call sent `notLoaded` says nothing of `summary`);
+    else one refused where the minimal call was answered, for a request whose values of
+    those fields the release answered alone: the refusal is for a field, not a value (a
+    config write's `expectedVersion`, whatever its `mergeStrategy`)."""
     wanted = _asked(params)
-    varied = {c.variant.partition("=")[0] for c in pool if "=" in c.variant}
-    return next(
-        (
-            c
-            for c in pool
-            if _asked(c.params) == wanted
-            and all(_same_kind(c.params[name], params[name]) for name in varied & (wanted or set()))
-        ),
-        None,
+    if wanted is None:
+        return None
+    varied = {c.variant.partition("=")[0] for c in pool if "=" in c.variant} & wanted
+    alike = [c for c in pool if _asked(c.params) == wanted]
+    same = next((c for c in alike if all(_same_kind(c.params[n], params[n]) for n in varied)), None)
+    if same is not None or not _minimal_answered(pool):
+        return same
+    values_answered = all(
+        any(c.outcome == "answered" for c in pool if _sets(c, name, params[name]))
+        for name in varied
     )
+    refused = next((c for c in alike if c.outcome == "refused"), None)
+    return refused if values_answered else None
 
 
 def _same_value(pool: list[BookCell], params: Any) -> BookCell | None:
@@ -412,13 +419,27 @@ def _refused_for_what_is_not_sent(
 
 def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | None:
     """The full call, where the release refused it for fields the request sends too
-    (all of them: `toolOutput` cannot be combined with `input`)."""
+    (all of them: `toolOutput` cannot be combined with `input`); else a `with FIELD` call
+    refused where the minimal one was answered, for a request that sends FIELD (a config
+    write with an `expectedVersion`: `configVersionConflict`)."""
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     full = next((c for c in pool if c.variant == FULL), None)
-    if full is None:
+    filled = _filled_fields(params)
+    causes = _causes(full, minimal) if full is not None else frozenset()
+    if causes and causes <= filled:
+        return full
+    if minimal is None or minimal.outcome != "answered":
         return None
-    causes = _causes(full, minimal)
-    return full if causes and causes <= _filled_fields(params) else None
+    return next(
+        (
+            c
+            for c in pool
+            if c.variant.startswith(WITH)
+            and c.outcome == "refused"
+            and c.variant.removeprefix(WITH) in filled
+        ),
+        None,
+    )
 
 
 def _filled_fields(params: Any) -> frozenset[str]:

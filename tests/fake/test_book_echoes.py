@@ -43,6 +43,47 @@ def test_a_refusal_names_the_values_the_request_sent_in_place_of_the_cells() -> 
     assert echo_words("exploreX", {"name": "explore"}, {"name": "y"}) == "exploreX"
 
 
+def test_a_text_the_cell_sent_in_two_fields_is_the_one_of_the_field_it_added() -> None:
+    sent = {"pluginName": "explore", "remoteMarketplaceName": "explore"}
+    asked = {"pluginName": "p-1", "remoteMarketplaceName": "m-1"}
+    message = "remote plugin read is not enabled for marketplace explore"
+    assert echo_words(message, sent, asked, "remoteMarketplaceName").endswith("marketplace m-1")
+    assert echo_words(message, sent, asked).endswith("marketplace p-1")
+
+
+def test_a_field_the_release_refuses_alone_refuses_a_request_that_sends_it() -> None:
+    conflict = {"code": -32600, "message": "Configuration was modified since last read."}
+    write = {"keyPath": "k", "value": "v", "mergeStrategy": "replace"}
+    book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell("config/value/write", "none", "minimal", write, result={"status": "ok"}),
+                cell(
+                    "config/value/write",
+                    "none",
+                    "mergeStrategy=upsert",
+                    {**write, "mergeStrategy": "upsert"},
+                    result={"status": "ok"},
+                ),
+                cell(
+                    "config/value/write",
+                    "none",
+                    "with expectedVersion",
+                    {**write, "expectedVersion": "explore"},
+                    error=conflict,
+                ),
+            ],
+        )
+    )
+    upsert = {**write, "mergeStrategy": "upsert", "expectedVersion": "v-9"}
+    for params in (upsert, {"keyPath": "k", "value": "v", "expectedVersion": "v-9", "x": 1}):
+        found = answering_cell(book, "config/value/write", "none", params)
+        assert found is not None and found[0].variant == "with expectedVersion", params
+    found = answering_cell(book, "config/value/write", "none", {**write, "mergeStrategy": "upsert"})
+    assert found is not None and found[0].outcome == "answered"
+
+
 def test_an_answer_echoes_the_value_sent_and_without_it_what_the_release_answers_then() -> None:
     answered = {"serviceTier": "flex", "goal": {"tokenBudget": 1, "status": "paused"}}
     sent = {"serviceTier": "flex", "tokenBudget": 1, "status": "paused"}

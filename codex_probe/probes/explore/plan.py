@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN
+from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN, WITH
 from codex_probe.probes.explore.fixtures import TURN, UNKNOWN, fill_for
 from codex_probe.probes.explore.methods import NONE_ORDER, STARTS_TURN, THREAD_READS, policy_of
 from codex_probe.probes.explore.schema_values import MISSING, Builder, SchemaTree
@@ -52,7 +52,6 @@ MINIMAL = "minimal"
 FULL = "full"
 NOT_AN_OBJECT = "params not an object"
 LIST_PARAMS = ["explore"]
-WITH = "with "
 # The server request whose decisions are explored, and what makes codex ask it.
 APPROVAL_METHOD = "item/commandExecution/requestApproval"
 APPROVAL_RESPONSE = "CommandExecutionRequestApprovalResponse.json"
