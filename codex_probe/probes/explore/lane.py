@@ -99,6 +99,12 @@ AWAITS: dict[str, tuple[str, float]] = {
     "externalAgentConfig/import": ("externalAgentConfig/import/completed", AWAIT_AT_MOST_S),
     "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", AWAIT_AT_MOST_S),
 }
+# What follows the awaited notification where that one says the work succeeded, from a
+# task of its own: awaited briefly too. A login's account/updated fell after the fence at
+# 0.128.0 and 0.131.0 of a history, and was in the window at the releases around them.
+FOLLOWED_BY: dict[str, tuple[str, float]] = {
+    "account/login/completed": ("account/updated", ANNOUNCED_WITHIN_S),
+}
 # How long a call answered in flight may take to end the held turn before it is let go.
 INTERRUPT_GRACE_S = 0.5
 # Methods after which the connection hears nothing more of the thread.
@@ -405,7 +411,7 @@ class Lane:
         if awaited not in self.notification_methods:
             return  # the release has no such notification: nothing to wait for
         try:
-            await self.session.client.wait_for_notification(
+            ended = await self.session.client.wait_for_notification(
                 awaited,
                 lambda n: not threads or thread_of(n) in threads,
                 timeout=deadline,
@@ -414,6 +420,14 @@ class Lane:
         except NotificationTimeout:
             if deadline >= AWAIT_AT_MOST_S:  # one that should have come: say so
                 record.unsettled = f"{awaited} did not come within {deadline:.0f} s"
+            return
+        follower = FOLLOWED_BY.get(awaited)
+        succeeded = isinstance(ended.params, dict) and ended.params.get("success") is True
+        if follower is not None and succeeded and follower[0] in self.notification_methods:
+            with contextlib.suppress(NotificationTimeout):
+                await self.session.client.wait_for_notification(
+                    follower[0], lambda n: True, timeout=follower[1], consume=False
+                )
 
     async def _interrupted(self, subject: Subject) -> None:
         """Give a call that ends the held turn the time to end it (a compaction on 0.150.0
