@@ -175,6 +175,7 @@ class ThreadMethods:
             # Forked at that turn: the turns after it are not the fork's (its history is
             # kept whole: no scenario forks at a turn, and the surface lists the turns).
             record["turns"] = record["turns"][: named.index(last) + 1]
+        record["turns_at_fork"] = len(record["turns"])
         record.update(
             id=thread_id,
             created_at=now_s(),
@@ -246,6 +247,11 @@ class ThreadMethods:
             thread = self.wire.thread(
                 record, status=status, turns=turns, template=unloaded["thread"]
             )
+            if "readState" in unloaded and _nothing_of_its_own(record):
+                # A fork has read nothing of its own yet (0.165.0's book: a fork, loaded
+                # or not, reads `firstUnread: null` and an initial revision).
+                read = {"firstUnread": None, "revision": f"initial:{thread_id}"}
+                return {**unloaded, "thread": thread, "readState": read}
             return {**unloaded, "thread": thread}
         return {"thread": self.wire.thread(record, status=status, turns=turns)}
 
@@ -304,6 +310,12 @@ def _reasoning_effort(config: Any) -> str | None:
     imitated."""
     effort = config.get("model_reasoning_effort") if isinstance(config, dict) else None
     return effort if isinstance(effort, str) else None
+
+
+def _nothing_of_its_own(record: dict[str, Any]) -> bool:
+    """Whether the thread is a fork with no turn since it was forked."""
+    at_fork = record.get("turns_at_fork")
+    return isinstance(at_fork, int) and len(record["turns"]) <= at_fork
 
 
 def _policy(value: Any, configured: str) -> str:

@@ -176,3 +176,17 @@ async def test_a_fork_at_a_turn_lists_the_turns_up_to_that_one(fake: FakeProcess
     assert [turn["id"] for turn in at_first["thread"]["turns"]] == [first]
     whole = await client.request("thread/fork", {"threadId": parent})
     assert [turn["id"] for turn in whole["thread"]["turns"]] == [first, second]
+
+
+async def test_a_fork_read_from_disk_has_nothing_unread_until_a_turn_of_its_own(
+    fake: FakeProcesses,
+) -> None:
+    first = await fake.start("0.171.0")
+    parent = await fake.new_thread(first)
+    await fake.turn(first, parent, "first")
+    fork = (await first.request("thread/fork", {"threadId": parent}))["thread"]["id"]
+    second = await fake.start("0.171.0")  # another process: neither thread is loaded there
+    read = await second.request("thread/read", {"threadId": fork})
+    assert read["readState"] == {"firstUnread": None, "revision": f"initial:{fork}"}
+    original = await second.request("thread/read", {"threadId": parent})
+    assert original["readState"]["firstUnread"] is not None
