@@ -198,7 +198,7 @@ class BookAnswers:
             message = echo_words(cell.error.message, cell.params, params, subject)
             error = (cell.error.code, str(fill(message, values)), fill(cell.error.data, values))
         without = minimal_answer(self.book, method, state)
-        result = fill(_own_answer(cell, params, without), values)
+        result = self._own_lineage(fill(_own_answer(cell, params, without), values), params)
         return BookAnswer(
             outcome=cell.outcome,
             result=first_page(result, params) if self.pages_by_limit else result,
@@ -209,6 +209,22 @@ class BookAnswers:
             ],
             cell=f"{cell.state} {cell.variant}",
         )
+
+    def _own_lineage(self, result: Any, params: Any) -> Any:
+        """`result` with the `forkedFromId` of the request's thread the fake's own: the
+        exploration asks a call that may change its thread on a copy (a fork), so the
+        book's answers name a parent where the request's thread may have none."""
+        thread = result.get("thread") if isinstance(result, dict) else None
+        thread_id = _thread_id(params)
+        if not isinstance(thread, dict) or "forkedFromId" not in thread or thread_id is None:
+            return result
+        if thread.get("id") != thread_id:
+            return result
+        record = self.loaded[thread_id].record if thread_id in self.loaded else None
+        record = record or _stored(self.store, thread_id)
+        if record is None:
+            return result
+        return {**result, "thread": {**thread, "forkedFromId": record.get("forked_from")}}
 
     def _own_values(self, params: Any) -> dict[str, str]:
         thread_id = _thread_id(params)

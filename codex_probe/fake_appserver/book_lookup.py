@@ -430,15 +430,17 @@ def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | 
         return full
     if minimal is None or minimal.outcome != "answered":
         return None
-    return next(
-        (
-            c
-            for c in pool
-            if c.variant.startswith(WITH)
-            and c.outcome == "refused"
-            and c.variant.removeprefix(WITH) in filled
-        ),
-        None,
+    alone = [
+        c
+        for c in pool
+        if c.variant.startswith(WITH)
+        and c.outcome == "refused"
+        and c.variant.removeprefix(WITH) in filled
+    ]
+    # Of several, the one the full call (which sends them all) was refused for first.
+    words = full.error.message if full is not None and full.error is not None else None
+    return next((c for c in alone if c.error and c.error.message == words), None) or next(
+        iter(alone), None
     )
 
 

@@ -84,6 +84,39 @@ def test_a_field_the_release_refuses_alone_refuses_a_request_that_sends_it() -> 
     assert found is not None and found[0].outcome == "answered"
 
 
+def test_of_two_fields_refused_alone_the_one_the_full_call_was_refused_for_comes_first() -> None:
+    readonly = {"code": -32600, "message": "Only writes to the user config are allowed"}
+    conflict = {"code": -32600, "message": "Configuration was modified since last read."}
+    edits: dict[str, Any] = {"edits": []}
+    both = {"edits": [{"keyPath": "k"}], "expectedVersion": "e", "filePath": "f", "reload": True}
+    book = learn_book(
+        record(
+            "0.165.0",
+            [
+                cell("config/batchWrite", "none", "minimal", edits, result={"status": "ok"}),
+                cell("config/batchWrite", "none", "full", both, error=readonly),
+                cell(
+                    "config/batchWrite",
+                    "none",
+                    "with expectedVersion",
+                    {**edits, "expectedVersion": "e"},
+                    error=conflict,
+                ),
+                cell(
+                    "config/batchWrite",
+                    "none",
+                    "with filePath",
+                    {**edits, "filePath": "f"},
+                    error=readonly,
+                ),
+            ],
+        )
+    )
+    sent = {"edits": [{"keyPath": "x"}], "expectedVersion": "v-2", "filePath": "g"}
+    found = answering_cell(book, "config/batchWrite", "none", sent)
+    assert found is not None and found[0].variant == "with filePath"
+
+
 def test_an_answer_echoes_the_value_sent_and_without_it_what_the_release_answers_then() -> None:
     answered = {"serviceTier": "flex", "goal": {"tokenBudget": 1, "status": "paused"}}
     sent = {"serviceTier": "flex", "tokenBudget": 1, "status": "paused"}

@@ -66,6 +66,13 @@ CELLS = [
         result={"data": [], "backwardsCursor": None},
     ),
     cell(
+        "thread/metadata/update",
+        "idle",
+        "minimal",
+        {"threadId": T},
+        result={"thread": {"id": T, "forkedFromId": "{{unknown}}"}},
+    ),
+    cell(
         "thread/resume",
         "idle",
         "approvalPolicy=granular",
@@ -190,3 +197,16 @@ async def test_a_fork_read_from_disk_has_nothing_unread_until_a_turn_of_its_own(
     assert read["readState"] == {"firstUnread": None, "revision": f"initial:{fork}"}
     original = await second.request("thread/read", {"threadId": parent})
     assert original["readState"]["firstUnread"] is not None
+
+
+async def test_a_threads_parent_in_a_book_answer_is_the_fakes_own_not_the_copy_the_book_saw(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    original = await fake.new_thread(client)
+    await fake.turn(client, original, "first")
+    answer = await client.request("thread/metadata/update", {"threadId": original})
+    assert answer["thread"]["forkedFromId"] is None
+    fork = (await client.request("thread/fork", {"threadId": original}))["thread"]["id"]
+    answer = await client.request("thread/metadata/update", {"threadId": fork})
+    assert answer["thread"]["forkedFromId"] == original
