@@ -493,22 +493,23 @@ def _answered_pool(book: AnswerBook, method: str, state: str) -> list[BookCell]:
 def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str, Any]:
     """What the enumerated values `params` sends change in the release's answer: for each
     such field, the answer's top-level keys (but the thread) in which its `FIELD=VALUE`
-    cell's answer differs from the minimal call's (placeholders kept). How codex echoes
-    a sandbox or an approval policy sent, in its own form."""
+    cell's answer differs from the minimal call's (placeholders kept); a value the state
+    has no cell of, as `idle` shows it (a fork's values are sent on an idle thread only).
+    How codex echoes a sandbox or an approval policy sent, in its own form."""
     if not isinstance(params, dict):
         return {}
-    pool = _answered_pool(book, method, state)
-    minimal = next((c for c in pool if c.variant == MINIMAL), None)
-    if minimal is None:
-        return {}
+    pools = [_answered_pool(book, method, state), _answered_pool(book, method, IDLE)]
     found: dict[str, Any] = {}
     for name, sent in params.items():
-        cell = next((c for c in pool if _sets(c, name, sent)), None)
-        if cell is None:
-            continue
-        for key, value in cell.result.items():
-            if key != "thread" and minimal.result.get(key) != value:
-                found[key] = value
+        for pool in pools:
+            minimal = next((c for c in pool if c.variant == MINIMAL), None)
+            cell = next((c for c in pool if _sets(c, name, sent)), None)
+            if minimal is None or cell is None:
+                continue
+            for key, value in cell.result.items():
+                if key != "thread" and minimal.result.get(key) != value:
+                    found[key] = value
+            break
     return found
 
 

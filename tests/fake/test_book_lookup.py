@@ -8,6 +8,7 @@ from typing import Any
 
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
+    effects,
     fill,
     gated_refusal,
     matches,
@@ -267,6 +268,38 @@ def test_a_value_refused_in_the_minimal_calls_words_does_not_stand_for_a_call_th
     only_status = {"threadId": ID, "status": "paused"}
     found = answering_cell(book, "thread/goal/set", "idle", only_status)
     assert found is not None and found[0].outcome == "refused"
+
+
+def test_a_value_sent_where_the_state_has_no_cell_of_it_changes_the_answer_as_idle_shows() -> None:
+    read_only = {"type": "readOnly"}
+    book = learn_book(
+        record(
+            "0.133.0",
+            [
+                cell(
+                    "thread/fork", "idle", "minimal", {"threadId": T}, result={"sandbox": read_only}
+                ),
+                cell(
+                    "thread/fork",
+                    "idle",
+                    "sandbox=danger-full-access",
+                    {"threadId": T, "sandbox": "danger-full-access"},
+                    result={"sandbox": {"type": "dangerFullAccess"}},
+                ),
+                cell(
+                    "thread/fork",
+                    "in-flight",
+                    "minimal",
+                    {"threadId": T},
+                    result={"sandbox": read_only},
+                ),
+            ],
+        )
+    )
+    sent = {"threadId": ID, "sandbox": "danger-full-access"}
+    assert effects(book, "thread/fork", "in-flight", sent) == {
+        "sandbox": {"type": "dangerFullAccess"}
+    }
 
 
 def test_a_boolean_sent_false_is_answered_as_the_call_without_it() -> None:
