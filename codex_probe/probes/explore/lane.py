@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codex_probe.fake_appserver.answer_book import WITH
 from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from codex_probe.harness.jsonrpc.framing import Notification
@@ -32,7 +33,7 @@ from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute, unsubsti
 from codex_probe.probes.explore.home import lay_out_removable
 from codex_probe.probes.explore.methods import STARTS_TURN
 from codex_probe.probes.explore.outbound import Outbound
-from codex_probe.probes.explore.plan import APPROVAL_METHOD, Cell
+from codex_probe.probes.explore.plan import APPROVAL_METHOD, MINIMAL, Cell
 from codex_probe.probes.explore.record import CellRecord, Surprise
 from codex_probe.probes.explore.states import (
     IN_FLIGHT,
@@ -152,6 +153,9 @@ class Lane:
     walk_violations: list[str] = field(default_factory=list)
     notification_methods: frozenset[str] = frozenset()
     walk_checked: int = 0
+    # Methods whose minimal call's awaited notification did not come (AWAITS): their
+    # `with FIELD` calls wait for it briefly (an import of no items never completes).
+    unheard_after_minimal: set[str] = field(default_factory=set)
     # Told of each cell as it ends (the command's progress), and of the lane's transcript
     # when it ends.
     on_cell: Callable[[CellRecord], None] = lambda record: None
@@ -264,7 +268,7 @@ class Lane:
         if subject is not None:
             await self.settle(cell, subject, record, mark)
         if record.outcome == "answered" and cell.method in AWAITS:
-            await self._awaited(cell.method, subjects, record)
+            await self._awaited(cell, subjects, record)
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
         await self.fence()
@@ -403,13 +407,17 @@ class Lane:
                 "turn/completed", another, timeout=TURN_DEADLINE_S, consume=False
             )
 
-    async def _awaited(self, method: str, threads: set[str], record: CellRecord) -> None:
-        """The notification that ends what `method` set going after its answer (AWAITS),
-        about one of `threads` (the call's, and those its answer names), if any."""
+    async def _awaited(self, cell: Cell, threads: set[str], record: CellRecord) -> None:
+        """The notification that ends what the cell's call set going after its answer
+        (AWAITS), about one of `threads` (the call's, and those its answer names), if
+        any; briefly, for a `with FIELD` call of a method whose minimal call it did not
+        end."""
         assert self.session is not None
-        awaited, deadline = AWAITS[method]
+        awaited, deadline = AWAITS[cell.method]
         if awaited not in self.notification_methods:
             return  # the release has no such notification: nothing to wait for
+        if cell.variant.startswith(WITH) and cell.method in self.unheard_after_minimal:
+            deadline = min(deadline, ANNOUNCED_WITHIN_S)
         try:
             ended = await self.session.client.wait_for_notification(
                 awaited,
@@ -420,6 +428,8 @@ class Lane:
         except NotificationTimeout:
             if deadline >= AWAIT_AT_MOST_S:  # one that should have come: say so
                 record.unsettled = f"{awaited} did not come within {deadline:.0f} s"
+            if cell.variant == MINIMAL:
+                self.unheard_after_minimal.add(cell.method)
             return
         follower = FOLLOWED_BY.get(awaited)
         succeeded = isinstance(ended.params, dict) and ended.params.get("success") is True

@@ -91,6 +91,15 @@ class Plan:
     def in_state(self, state: str) -> list[Cell]:
         return [cell for cell in self.cells if cell.state == state]
 
+    def none_reads(self) -> list[Cell]:
+        """The valid cells of `none` that only read (the group `read` of NONE_ORDER: the
+        reads, and the thread methods asked about an id nobody has), in order."""
+        return [
+            cell
+            for cell in self.in_state(NONE)
+            if cell.kind == "valid" and none_group(cell.method) == "read"
+        ]
+
     def only(self, keys: set[str]) -> Plan:
         """The plan with only the cells named (by key)."""
         chosen = [cell for cell in self.cells if cell.key in keys]
@@ -144,13 +153,20 @@ def make_plan(schema_dir: Path) -> Plan:
                 cells = [Cell(method, state, v.name, v.params, on_copy=on_copy) for v in chosen]
                 (by_group["read"] if state == NONE else per_state[state]).extend(cells)
             continue
-        group = policy.group if policy.group in by_group else "read"
+        group = none_group(method)
         by_group[group] += [Cell(method, NONE, v.name, v.params) for v in sent]
     plan.cells = [cell for group in NONE_ORDER for cell in by_group[group]] + invalid
     per_state[IDLE] += approval_cells(schema_dir)
     for state in THREAD_STATES:
         plan.cells += per_state[state]
     return plan
+
+
+def none_group(method: str) -> str:
+    """The group of NONE_ORDER a method's calls in `none` belong to (a thread method's,
+    about an id nobody has, only read)."""
+    group = policy_of(method).group
+    return group if group in NONE_ORDER else "read"
 
 
 def _sent_in(variant: Variant, method: str, state: str, on_copy: bool) -> bool:

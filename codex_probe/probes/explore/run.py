@@ -1,10 +1,12 @@
 """One exploration of a release: every cell of its plan, on the rig's Session, in lanes
 (lane.py), then its random walks (walks.py).
 
-Four lanes run at once, each on its own isolated home, wiretap and app-server:
+Five lanes run at once, each on its own isolated home, wiretap and app-server:
 
-- the `none` lane: the cells of the state `none`, in the plan's order (reads, thread/start,
-  writes, accounts), the valid ones one by one, then every invalid call, a few at once;
+- two `none` lanes: the cells of the state `none`, in the plan's order, the valid ones one
+  by one: one lane the reads (`Plan.none_reads`: they change nothing, so a home of their
+  own is the home they found before), the other thread/start, the writes and accounts,
+  then every invalid call, a few at once;
 - three thread lanes, the thread states shared out between them (THREAD_LANES): the one with
   `unloaded` first has an earlier process make the unloaded threads and exit; then each
   asks its states' cells, state by state: the cells on the state's own thread first, then
@@ -90,6 +92,9 @@ def _ended(lane: Lane, rest: list[Cell], error: TransportError) -> list[CellReco
 # lane waits out what a release never sends (0.121.0: eight turn/interrupt calls left
 # unanswered, 10 s each); three lanes wait side by side: `explore --walks 0` on 0.121.0
 # 105 s with two lanes, 60 s with three; 0.171.0 27-32 s and 23 s, the same CPU.
+# The `none` lanes: the reads, and the rest (`run_none_lane`). One lane took 40 s of
+# 0.171.0's 41 s with the `with FIELD` calls, the thread lanes under 25 s.
+NONE_LANES = 2
 THREAD_LANES = (
     (UNLOADED, IDLE, ARCHIVED),
     (IN_FLIGHT, FORKED),
@@ -235,7 +240,7 @@ async def explore(
     def reproduce(key: str) -> str:
         return f"codex-probe explore --codex {backend.version} --walks 0 --cell '{key}'"
 
-    outbounds = [Outbound() for _ in range(1 + len(THREAD_LANES) + walks)]
+    outbounds = [Outbound() for _ in range(NONE_LANES + len(THREAD_LANES) + walks)]
     async with contextlib.AsyncExitStack() as stack:
         for outbound in outbounds:  # one per lane: a cell's outbound requests are its lane's
             await stack.enter_async_context(outbound)
@@ -246,9 +251,14 @@ async def explore(
             )
 
         none_lane = lane("none", outbounds[0])
-        thread_lanes = [lane(f"threads {n}", outbounds[1 + n]) for n, _ in enumerate(THREAD_LANES)]
-        none_cells = plan.in_state(NONE) if sweep else []
+        reads_lane = lane("none reads", outbounds[1])
+        thread_lanes = [
+            lane(f"threads {n}", outbounds[NONE_LANES + n]) for n, _ in enumerate(THREAD_LANES)
+        ]
+        reads = plan.none_reads() if sweep else []
+        none_cells = [c for c in plan.in_state(NONE) if c not in reads] if sweep else []
         async with asyncio.TaskGroup() as group:
+            reads_run = group.create_task(run_none_lane(reads_lane, reads))
             none_run = group.create_task(run_none_lane(none_lane, none_cells))
             thread_runs = [
                 group.create_task(
@@ -260,7 +270,7 @@ async def explore(
                 )
                 for lane, states in zip(thread_lanes, THREAD_LANES, strict=True)
             ]
-        record.cells = none_run.result()
+        record.cells = reads_run.result() + none_run.result()
         record.states = {NONE: None}
         for run in thread_runs:
             cells, reached = run.result()
@@ -268,11 +278,13 @@ async def explore(
             record.states.update(reached)
         order = {cell.key: number for number, cell in enumerate(plan.cells)}
         record.cells.sort(key=lambda cell: order.get(cell.key, len(order)))
-        record.surprises = none_lane.surprises + [
-            s for lane in thread_lanes for s in lane.surprises
-        ]
+        record.surprises = (
+            reads_lane.surprises
+            + none_lane.surprises
+            + [s for lane in thread_lanes for s in lane.surprises]
+        )
         for number in range(walks):
-            walk_lane = lane("walk", outbounds[1 + len(THREAD_LANES) + number])
+            walk_lane = lane("walk", outbounds[NONE_LANES + len(THREAD_LANES) + number])
             result = await run_walk(
                 walk_lane,
                 plan,
