@@ -124,7 +124,9 @@ CASES: dict[str, TurnCase] = {
     "slow-command": TurnCase(
         (
             (
-                Reply(items=(exec_command("echo early; sleep 1; echo late", yield_time_ms=300),)),
+                # Codex answers the call after yield_time_ms with what came so far: 2 s for
+                # the shell to print `early` (at load 15 it took more than 300 ms).
+                Reply(items=(exec_command("echo early; sleep 4; echo late", yield_time_ms=2000),)),
                 Reply(),
             ),
         ),
