@@ -256,7 +256,8 @@ async def explore(
             lane(f"threads {n}", outbounds[NONE_LANES + n]) for n, _ in enumerate(THREAD_LANES)
         ]
         reads = plan.none_reads() if sweep else []
-        none_cells = [c for c in plan.in_state(NONE) if c not in reads] if sweep else []
+        read_keys = {cell.key for cell in reads}
+        none_cells = [c for c in plan.in_state(NONE) if c.key not in read_keys] if sweep else []
         async with asyncio.TaskGroup() as group:
             reads_run = group.create_task(run_none_lane(reads_lane, reads))
             none_run = group.create_task(run_none_lane(none_lane, none_cells))
