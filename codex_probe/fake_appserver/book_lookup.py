@@ -413,7 +413,15 @@ def _causes(full: BookCell, minimal: BookCell | None) -> frozenset[str]:
 def _refused_for_what_is_not_sent(
     full: BookCell, minimal: BookCell | None, sent: frozenset[str]
 ) -> bool:
-    causes = _causes(full, minimal)
+    """Whether the full call was refused for fields its refusal names that the request
+    does not send (`thread not found: {{thread}}` for a request without a `threadId`),
+    whatever the minimal call got."""
+    if full.outcome != "refused":
+        return False
+    beyond = (_fields(full.params) or frozenset()) - (
+        (_fields(minimal.params) if minimal is not None else None) or frozenset()
+    )
+    causes = refusal_causes(full, beyond)
     return bool(causes) and not causes <= sent
 
 

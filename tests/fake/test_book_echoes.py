@@ -182,6 +182,33 @@ def test_a_full_call_refused_for_a_field_the_request_lacks_does_not_refuse_it() 
     assert variant("app/list", {"threadId": "x"}) == "full"
 
 
+def test_where_the_minimal_call_was_refused_too_the_full_ones_reason_still_needs_its_field() -> (
+    None
+):
+    no_server = {"code": -32600, "message": "No MCP server named 'explore' found."}
+    no_thread = {"code": -32600, "message": f"thread not found: {T}"}
+    book = learn_book(
+        record(
+            "0.161.0",
+            [
+                cell(
+                    "mcpServer/oauth/login", "none", "minimal", {"name": "explore"}, error=no_server
+                ),
+                cell(
+                    "mcpServer/oauth/login",
+                    "none",
+                    "full",
+                    {"name": "explore", "scopes": ["s"], "threadId": T},
+                    error=no_thread,
+                ),
+            ],
+        )
+    )
+    sent = {"name": "other", "scopes": ["t"]}
+    found = answering_cell(book, "mcpServer/oauth/login", "none", sent)
+    assert found is not None and found[0].variant == "minimal"
+
+
 def test_a_full_call_refused_for_a_field_the_request_sends_refuses_it() -> None:
     assert variant("thread/list", {"originators": ["o"], "sourceKinds": ["cli"]}) == "full"
     assert variant("thread/list", {"sourceKinds": ["cli"], "limit": 2}) == "sourceKinds=[cli]"
