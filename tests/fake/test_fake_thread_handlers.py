@@ -15,6 +15,7 @@ from tests.fake.test_fake_version_differences import hold_a_turn
 
 T = "{{thread}}"
 EXPECTED_ACTIVE = "expected active turn id {{unknown}} but found {{turn}}"
+NOBODYS_TURN = "00000000-0000-4000-8000-0000000000aa"
 GATED = "askForApproval.granular requires experimentalApi capability"
 
 
@@ -145,10 +146,9 @@ async def test_an_interrupt_naming_a_turn_the_thread_does_not_have_gets_the_rele
     client = await fake.start(profile)
     thread = await fake.new_thread(client)
     held = await hold_a_turn(fake, client, thread)
-    nobodys = "00000000-0000-4000-8000-0000000000aa"
     with pytest.raises(ServerError) as refused:
-        await client.request("turn/interrupt", {"threadId": thread, "turnId": nobodys})
-    assert refused.value.message == f"expected active turn id {nobodys} but found {held}"
+        await client.request("turn/interrupt", {"threadId": thread, "turnId": NOBODYS_TURN})
+    assert refused.value.message == f"expected active turn id {NOBODYS_TURN} but found {held}"
     await client.request("turn/interrupt", {"threadId": thread, "turnId": held})
 
 
@@ -157,17 +157,13 @@ async def test_the_items_of_a_turn_the_thread_does_not_have_are_an_empty_page(
 ) -> None:
     client = await fake.start(profile)
     thread = await fake.new_thread(client)
-    await fake.turn(client, thread, "first")
-    own = (await client.request("thread/read", {"threadId": thread, "includeTurns": True}))[
-        "thread"
-    ]["turns"][-1]["id"]
+    own = (await fake.turn(client, thread, "first"))["id"]
     listed = await client.request(
         "thread/items/list", {"threadId": thread, "turnId": own, "cursor": None}
     )
     assert [entry["turnId"] for entry in listed["data"]] == [own]
-    nobodys = "00000000-0000-4000-8000-0000000000aa"
     empty = await client.request(
-        "thread/items/list", {"threadId": thread, "turnId": nobodys, "cursor": None}
+        "thread/items/list", {"threadId": thread, "turnId": NOBODYS_TURN, "cursor": None}
     )
     assert empty == {"data": [], "backwardsCursor": None}
 
@@ -175,10 +171,8 @@ async def test_the_items_of_a_turn_the_thread_does_not_have_are_an_empty_page(
 async def test_a_fork_at_a_turn_lists_the_turns_up_to_that_one(fake: FakeProcesses) -> None:
     client = await fake.start("0.171.0")
     parent = await fake.new_thread(client)
-    await fake.turn(client, parent, "first")
-    await fake.turn(client, parent, "second")
-    read = await client.request("thread/read", {"threadId": parent, "includeTurns": True})
-    first, second = (turn["id"] for turn in read["thread"]["turns"])
+    first = (await fake.turn(client, parent, "first"))["id"]
+    second = (await fake.turn(client, parent, "second"))["id"]
     at_first = await client.request("thread/fork", {"threadId": parent, "lastTurnId": first})
     assert [turn["id"] for turn in at_first["thread"]["turns"]] == [first]
     whole = await client.request("thread/fork", {"threadId": parent})
