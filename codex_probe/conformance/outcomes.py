@@ -18,9 +18,11 @@ from codex_probe.conformance.state import state_of
 from codex_probe.conformance.target import Target, target_of
 
 
-def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
+def settle(
+    item: pytest.Item, report: pytest.TestReport, error: BaseException | None = None
+) -> pytest.TestReport:
     """`report` rewritten as the baseline judges it (a check's call phase only), carrying its
-    outcome for the summary."""
+    outcome for the summary; `error` is what the phase raised, if anything."""
     check, target = check_of(item), target_of(item)
     if check is None or target is None:
         return report
@@ -46,7 +48,7 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
                 report.longrepr = judged.message
             elif judged.message:
                 report.sections.append(("conformance baseline", judged.message))
-            reason = failure_of(report) if report.failed else ""
+            reason = failure_of(report, error) if report.failed else ""
             record_outcome(
                 report,
                 check,
@@ -55,7 +57,7 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
                 "\n".join(filter(None, [judged.message, reason])),
             )
         else:
-            record_outcome(report, check, target, "error", failure_of(report))
+            record_outcome(report, check, target, "error", failure_of(report, error))
         if report.failed:
             report.sections.append(
                 ("conformance check", f"{check.id}: {check.title}\nprotects: {check.protects}")
@@ -63,11 +65,20 @@ def settle(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
     return report
 
 
-def failure_of(report: pytest.TestReport) -> str:
-    """The one-line reason of a failed report (the exception line), else its whole text."""
+def failure_of(report: pytest.TestReport, error: BaseException | None = None) -> str:
+    """The one-line reason of a failed report (the exception line), else its whole text.
+    A group (Hypothesis's distinct failures) names each of its failures, one per line:
+    its own line, `found 2 distinct failures`, says nothing of what they were."""
+    if isinstance(error, BaseExceptionGroup):
+        return "\n".join([str(error), *(_one_line(inner) for inner in error.exceptions)])
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
     return message if isinstance(message, str) else report.longreprtext
+
+
+def _one_line(error: BaseException) -> str:
+    first = (str(error).strip().splitlines() or [""])[0]
+    return f"{type(error).__module__}.{type(error).__qualname__}: {first}"
 
 
 OUTCOME_ATTRIBUTE = "codex_conformance_outcome"

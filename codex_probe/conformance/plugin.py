@@ -101,7 +101,7 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    return settle(item, report)
+    return settle(item, report, call.excinfo.value if call.excinfo else None)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

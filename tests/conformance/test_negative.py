@@ -14,12 +14,15 @@ from pathlib import Path
 import pytest
 
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
+from codex_probe.rig.defaults import DEFAULT_TIMEOUT
 from tests.conformance.runner import SUITES, Run, run_pytest
 
 pytestmark = pytest.mark.real  # the fake needs the real version's schema from npm
 
 
-def run_broken_fake(tmp_path: Path, rules: list[dict[str, object]], *checks: str) -> Run:
+def run_broken_fake(
+    tmp_path: Path, rules: list[dict[str, object]], *checks: str, deadline: float = 3.0
+) -> Run:
     script = tmp_path / "faults.jsonl"
     script.write_text("".join(json.dumps(rule) + "\n" for rule in rules), encoding="utf-8")
     selection = [arg for check in checks for arg in ("--codex-check", check)]
@@ -30,7 +33,7 @@ def run_broken_fake(tmp_path: Path, rules: list[dict[str, object]], *checks: str
         f"--codex-version={DEFAULT_CODEX_VERSION}",
         f"--codex-fake-script={script}",
         "--codex-baseline=none",
-        "--codex-timeout=3",
+        f"--codex-timeout={deadline:g}",
         "--codex-lifecycle-examples=30",
         *selection,
     )
@@ -117,10 +120,14 @@ def test_an_overload_answer_to_resume_fails_the_resume_check_on_its_code_and_mes
 def test_a_crash_in_a_lifecycle_prints_the_shortest_sequence_and_a_replay_command(
     tmp_path: Path,
 ) -> None:
+    # The default deadline: only the crash may fail an example here, and 3 s per request
+    # is short enough for a loaded machine's thread/start to fail one too (a second
+    # distinct failure that hid the crash's message behind Hypothesis's exception group).
     run = run_broken_fake(
         tmp_path,
         [{"method": "thread/compact/start", "action": "crash", "exit_code": 71}],
         "CONF-LIFECYCLE-001",
+        deadline=DEFAULT_TIMEOUT,
     )
     assert run.returncode == 1, run.output
     assert run.outcome("CONF-LIFECYCLE-001") == "failed", run.output
