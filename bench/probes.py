@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from codex_probe.harness.codex.appserver import app_server_argv  # noqa: E402
+from codex_probe.harness.codex.one_cpu import on_one_cpu  # noqa: E402
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION  # noqa: E402
 from codex_probe.harness.jsonrpc.transcript import TranscriptEntry  # noqa: E402
 from codex_probe.probes.domain.assumptions import ASSUMPTIONS  # noqa: E402
@@ -84,9 +85,11 @@ class BareServer:
         self.completed_turns = 0
 
     @classmethod
-    async def spawn(cls, binary: Path, home: IsolatedHome) -> BareServer:
+    async def spawn(cls, binary: Path, home: IsolatedHome, *, one_cpu: bool) -> BareServer:
+        # On one CPU where the suite runs it on one too (the real codex): the same codex.
+        argv = app_server_argv(binary)
         process = await asyncio.create_subprocess_exec(
-            *app_server_argv(binary),
+            *(on_one_cpu(argv) if one_cpu else argv),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
@@ -171,7 +174,9 @@ class BareServer:
                 await self.process.wait()
 
 
-async def replay(binary: Path, steps: list[Step], home_options: Mapping[str, Any]) -> None:
+async def replay(
+    binary: Path, steps: list[Step], home_options: Mapping[str, Any], *, one_cpu: bool
+) -> None:
     """One scenario's steps, in a fresh home against a fresh wiretap, as the suite runs it."""
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, **home_options) as home:
@@ -182,7 +187,7 @@ async def replay(binary: Path, steps: list[Step], home_options: Mapping[str, Any
                     if step.kind == "restart":
                         if server is not None:
                             await server.close()
-                        server = await BareServer.spawn(binary, home)
+                        server = await BareServer.spawn(binary, home, one_cpu=one_cpu)
                     elif server is not None:
                         await replay_step(server, step, threads, home, tap)
             finally:
@@ -222,7 +227,8 @@ async def floor(
     spent: dict[str, float] = dict.fromkeys(binaries, 0.0)
     for kind, name, steps in plan:
         started = time.monotonic()
-        await replay(binaries[kind], steps, SCENARIO_HOMES.get(name, {}))
+        home_options = SCENARIO_HOMES.get(name, {})
+        await replay(binaries[kind], steps, home_options, one_cpu=kind == "real")
         spent[kind] += time.monotonic() - started
     return spent
 
@@ -302,7 +308,7 @@ async def replay_lane(binary: Path, entries: list[TranscriptEntry]) -> None:
                     if request.method == "initialize":
                         if server is not None:
                             await server.close()
-                        server = await BareServer.spawn(binary, home)
+                        server = await BareServer.spawn(binary, home, one_cpu=True)
                         continue
                     if request.method == FENCE_METHOD or server is None:
                         continue

@@ -42,6 +42,14 @@ STARTERS = {
         "    await asyncio.sleep(600)\n"
         "asyncio.run(main())\n"
     ),
+    "sealed app-server on one CPU": (
+        "import asyncio\n"
+        "from codex_probe.harness.codex.appserver import open_app_server\n"
+        "async def main():\n"
+        "    await open_app_server(STAND_IN, env={}, cwd=None, initialize=False, one_cpu=True)\n"
+        "    await asyncio.sleep(600)\n"
+        "asyncio.run(main())\n"
+    ),
     "unsealed app-server": (
         "import asyncio\n"
         "from codex_probe.harness.codex import seal\n"

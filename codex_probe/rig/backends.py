@@ -55,13 +55,16 @@ class Backend:
         transcript: Transcript | None = None,
         initialize: bool = True,
     ) -> JsonRpcClient:
-        """A new app-server process on `home`, initialized unless asked not to."""
+        """A new app-server process on `home`, initialized unless asked not to. The real
+        one runs on one CPU (`harness.codex.one_cpu`); the fake, one Python thread, is left
+        to the kernel to place."""
         client, _ = await open_app_server(
             self.binary,
             env=home.env(),
             cwd=home.workdir,
             transcript=transcript,
             initialize=initialize,
+            one_cpu=self.kind == "real",
         )
         return client
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from codex_probe.harness.codex.one_cpu import on_one_cpu
 from codex_probe.harness.codex.seal import seal_launch
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.harness.jsonrpc.transcript import Transcript
@@ -38,8 +39,10 @@ async def open_app_server(
     transcript: Transcript | None = None,
     initialize: bool = True,
     timeout: float = HANDSHAKE_TIMEOUT,
+    one_cpu: bool = False,
 ) -> tuple[JsonRpcClient, dict[str, Any] | None]:
-    """A client bound to a new app-server process, initialized unless asked not to.
+    """A client bound to a new app-server process, initialized unless asked not to; with
+    `one_cpu`, the process runs on one CPU (`harness.codex.one_cpu`: codex costs less so).
 
     Returns the client and the `initialize` result. If the handshake fails the
     process is ended before the error propagates.
@@ -51,6 +54,8 @@ async def open_app_server(
         # A host that cannot seal: the seal's helper, which also ties the app-server's life
         # to ours, does not run, so this one does.
         argv = bound_to_this_process(plain)
+    if one_cpu:
+        argv = on_one_cpu(argv)
     client = await JsonRpcClient.spawn(argv, env=env, cwd=cwd, transcript=transcript)
     if not initialize:
         return client, None
