@@ -196,10 +196,17 @@ def compacted_history(
     return [*users, summary_entry], False
 
 
-def remote_compaction_request(body: dict[str, Any]) -> dict[str, Any]:
-    """The unary /responses/compact body: the turn request's model, input, instructions
-    and tools, without the streaming and caching fields (measured on 0.120.0)."""
-    keep = ("model", "input", "instructions", "tools", "parallel_tool_calls")
+# The fields of the /responses/compact body measured on 0.120.0.
+COMPACT_BODY_KEYS = ("model", "input", "instructions", "tools", "parallel_tool_calls")
+
+
+def remote_compaction_request(
+    body: dict[str, Any], keys: list[str] | None = None
+) -> dict[str, Any]:
+    """The unary /responses/compact body: the turn request's fields the release sends
+    there (`keys`; by default the model, input, instructions and tools, without the
+    streaming and caching fields, as 0.120.0 does)."""
+    keep = COMPACT_BODY_KEYS if keys is None else keys
     return {key: body[key] for key in keep if key in body}
 
 

@@ -143,6 +143,9 @@ class ModelSwitch(StrEnum):
     # A developer message before the turn's user message: texts.model_switch holding the
     # thread's base instructions (0.120.0 to 0.171.0: openai/codex#41491).
     BASE_IN_DEVELOPER_MESSAGE = "base_in_developer_message"
+    # The same message with the permissions text again after it (0.144.x, a history
+    # measured on 0.144.5: `codex:model_switch[BASE-V1], codex:permissions`).
+    BASE_AND_PERMISSIONS_IN_DEVELOPER_MESSAGE = "base_and_permissions_in_developer_message"
     NOTHING = "nothing"
 
 
@@ -180,6 +183,10 @@ class RemoteCompaction(Model, frozen=True):
     provider_name: str
     request: RemoteRequest
     history_after: RemoteHistory
+    # The top-level fields of the /responses/compact body (compact_endpoint), taken from
+    # the turn request's; None: those measured on 0.120.0 (model, input, instructions,
+    # tools, parallel_tool_calls). 0.133.0 sends prompt_cache_key too.
+    compact_body_keys: list[str] | None = None
 
 
 class Behaviour(Model, frozen=True):

@@ -309,13 +309,17 @@ class TurnRunner:
 
     def _model_switch(self, thread: LoadedThread) -> list[dict[str, Any]]:
         """What codex puts in the history when a turn names another model: measured on
-        0.120.0 to 0.171.0, a developer message holding the thread's base instructions."""
+        0.120.0 to 0.171.0, a developer message holding the thread's base instructions
+        (and on some releases the permissions text after it)."""
         profile = self.profile
-        if profile.behaviour.model_switch.value is ModelSwitch.NOTHING:
+        rule = profile.behaviour.model_switch.value
+        if rule is ModelSwitch.NOTHING:
             return []
         base = profile.texts.default_prompt if thread.base is None else thread.base
-        text = profile.texts.model_switch.format(instructions=base)
-        return [{"kind": "switch", "item": message("developer", text)}]
+        texts = [profile.texts.model_switch.format(instructions=base)]
+        if rule is ModelSwitch.BASE_AND_PERMISSIONS_IN_DEVELOPER_MESSAGE:
+            texts.append(profile.texts.permissions)
+        return [{"kind": "switch", "item": message("developer", *texts)}]
 
     async def _run_compaction(self, thread: LoadedThread, active: ActiveTurn) -> None:
         turn, record, profile = active.turn, thread.record, self.profile
@@ -363,7 +367,9 @@ class TurnRunner:
             answer = await self.model.respond(body)
             items, usage = answer.other_items, (answer.input_tokens, answer.output_tokens)
         else:
-            items = await self.model.compact(remote_compaction_request(body))
+            items = await self.model.compact(
+                remote_compaction_request(body, remote.compact_body_keys)
+            )
             usage = (0, 0)
         new_history, has_context = history_after_remote_compaction(profile, history, items)
         return new_history, has_context, usage

@@ -4,6 +4,7 @@ learn reads each profile value back from the fake's run."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,11 @@ def test_each_model_switch_rule_is_imitated_and_learn_reads_it_back(
     edit(profile, lambda d: d["behaviour"]["model_switch"].update(value=rule.value))
     observation = observed("model-switch", "0.120.0", profile)
     inputs: list[dict[str, Any]] = observation.request_bodies("turn-2")[-1]["input"]
-    switches = [t for role, ts in texts(inputs) for t in ts if t.startswith("<model_switch>")]
-    assert len(switches) == (rule is ModelSwitch.BASE_IN_DEVELOPER_MESSAGE)
-    assert all(base("V1") in text for text in switches)
+    messages = [ts for _, ts in texts(inputs) if any(t.startswith("<model_switch>") for t in ts)]
+    assert len(messages) == (rule is not ModelSwitch.NOTHING)
+    assert all(base("V1") in parts[0] for parts in messages)
+    # The permissions text, again, after the switch where the rule says so (0.144.x).
+    permissions = json.loads(profile.read_text())["texts"]["permissions"]
+    again = rule is ModelSwitch.BASE_AND_PERMISSIONS_IN_DEVELOPER_MESSAGE
+    assert all(parts[1:] == ([permissions] if again else []) for parts in messages)
     assert model_switch(Observed({"model-switch": observation})).value is rule

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from codex_probe.fake_appserver.layout import COMPACT_BODY_KEYS
 from codex_probe.fake_appserver.profile import (
     BaseOutcome,
     BasePlacement,
@@ -424,13 +425,23 @@ def remote_compaction(seen: Observed) -> Inferred[RemoteCompaction]:
             "a remote_compaction.request value for this request (or for none)",
         )
     history = _remote_history(after, field)
+    keys = _compact_body_keys(ask) if request is RemoteRequest.COMPACT_ENDPOINT else None
     return Inferred(
         RemoteCompaction(
-            provider_name=OPENAI_PROVIDER_NAME, request=request, history_after=history
+            provider_name=OPENAI_PROVIDER_NAME,
+            request=request,
+            history_after=history,
+            compact_body_keys=keys,
         ),
         f"compaction-remote compact: {ask.path} ending in {kinds[-1] if kinds else 'nothing'}; "
         f"turn-2: {after.describe()}",
     )
+
+
+def _compact_body_keys(ask: ModelRequest) -> list[str] | None:
+    """The fields of a /responses/compact body, where they are not 0.120.0's (None)."""
+    keys = sorted(ask.body)
+    return None if keys == sorted(COMPACT_BODY_KEYS) else keys
 
 
 def _remote_history(after: ModelRequest, field: str) -> RemoteHistory:
@@ -512,6 +523,11 @@ def model_switch(seen: Observed) -> Inferred[ModelSwitch]:
         return Inferred(
             ModelSwitch.BASE_IN_DEVELOPER_MESSAGE,
             f"model-switch turn-2: a developer message {switch[0]} before USER-2",
+        )
+    if labels == [*earlier, ["reply"], [*switch, PERMISSIONS], ["USER-2"]]:
+        return Inferred(
+            ModelSwitch.BASE_AND_PERMISSIONS_IN_DEVELOPER_MESSAGE,
+            f"model-switch turn-2: a developer message {switch[0]}, {PERMISSIONS} before USER-2",
         )
     if labels == [*earlier, ["reply"], ["USER-2"]]:
         return Inferred(
