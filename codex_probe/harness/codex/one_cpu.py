@@ -2,10 +2,10 @@
 
 codex runs a multi-threaded runtime whose threads hand each other nearly every message
 (its SQLite worker included); spread over two CPUs of a shared VM, those hand-offs are
-wake-ups across CPUs, which cost more than the work they carry. Measured on 0.150.0's
-exploration (2 cores, load 2 to 5, 3 pairs): 20.5 to 25.4 CPU-seconds of codex's own
-unpinned, 14.7 to 18.4 pinned to one CPU, and no more wall time (25.7 to 29.7 s against
-30.7 to 34.0 s). What codex answers does not change: the surfaces of two pinned probes of
+wake-ups across CPUs, which cost more than the work they carry. Measured on 0.171.0's
+exploration (2 cores, load 1 to 3, 3 pairs): 23.1 to 28.5 CPU-seconds of codex unpinned,
+17.0 to 19.7 with each app-server pinned, and less wall time too (20.7 to 21.7 s against
+22.7 to 27.2 s). What codex answers does not change: the surfaces of two pinned probes of
 0.150.0 and of four unpinned ones are identical.
 
 Pinned, a process is no longer moved by the kernel to an idle CPU, so the app-servers are
