@@ -447,8 +447,8 @@ class Lane:
     async def _config_warning(self, threads: set[str]) -> None:
         """The `warning` a thread loaded with settings codex does not know gets from a task
         of its own (`session-flags: explore is ignored`, 0.171.0): it fell after the fence
-        in 1 of 8 probes. Awaited briefly where the release gave one on this lane before,
-        or where nothing on the lane has told yet whether it does."""
+        in 1 of 10 self-diffs with codex on one CPU. Awaited briefly where the release gave
+        one on this lane before, or where nothing on the lane has told yet whether it does."""
         assert self.session is not None
         if self.warns_of_config is False or "warning" not in self.notification_methods:
             return
