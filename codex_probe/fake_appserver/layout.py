@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from codex_probe.fake_appserver.profile import (
+    COMPACT_BODY_KEYS,
     BaseOutcome,
     BasePlacement,
     ContextAfterCompaction,
@@ -194,10 +195,6 @@ def compacted_history(
         kept = users[:-1] + context + users[-1:] if users else context
         return [*kept, summary_entry], True
     return [*users, summary_entry], False
-
-
-# The fields of the /responses/compact body measured on 0.120.0.
-COMPACT_BODY_KEYS = ("model", "input", "instructions", "tools", "parallel_tool_calls")
 
 
 def remote_compaction_request(

@@ -177,6 +177,10 @@ class Compaction(Model, frozen=True):
     notifies_thread_compacted: bool
 
 
+# The fields of the /responses/compact body measured on 0.120.0 (RemoteCompaction's default).
+COMPACT_BODY_KEYS = ("model", "input", "instructions", "tools", "parallel_tool_calls")
+
+
 class RemoteCompaction(Model, frozen=True):
     """The compaction codex runs remotely for a provider of this name."""
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.fake_appserver.layout import COMPACT_BODY_KEYS
+from codex_probe.fake_appserver.profile import COMPACT_BODY_KEYS
 from codex_probe.probes.domain.observation import Observation
 from codex_probe.probes.releases.learn.behaviour import remote_compaction
 from codex_probe.probes.releases.learn.observed import Observed

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from codex_probe.fake_appserver.layout import COMPACT_BODY_KEYS
 from codex_probe.fake_appserver.profile import (
+    COMPACT_BODY_KEYS,
     BaseOutcome,
     BasePlacement,
     ColdResumeBase,
