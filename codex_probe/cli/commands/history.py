@@ -15,6 +15,7 @@ from codex_probe.cli.commands.options import (
     add_json_option,
     add_keep_installs_option,
     add_range_options,
+    positive_int,
 )
 from codex_probe.cli.commands.output import output_problem
 from codex_probe.cli.commands.run_folders import HISTORY
@@ -42,7 +43,13 @@ from codex_probe.probes.releases.history import (
     writing_history,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
-from codex_probe.probes.releases.sweep import GRID_HTML, sweep, to_probe, write_grid
+from codex_probe.probes.releases.sweep import (
+    DEFAULT_AT_ONCE,
+    GRID_HTML,
+    sweep,
+    to_probe,
+    write_grid,
+)
 from codex_probe.reporting.writers.history import release_writers
 from codex_probe.rig.launchers import launcher_problem
 
@@ -87,6 +94,13 @@ def register(subparsers: Any) -> None:
         help="probe only every N-th release from the K-th (one CI job per shard)",
     )
     add_keep_installs_option(parser)
+    parser.add_argument(
+        "--at-once",
+        type=positive_int,
+        default=DEFAULT_AT_ONCE,
+        metavar="N",
+        help=f"releases probed at once, each with --jobs scenarios (default {DEFAULT_AT_ONCE})",
+    )
     parser.add_argument(
         "--fresh", action="store_true", help="probe every release again, even if recorded"
     )
@@ -176,6 +190,7 @@ def _record(args: argparse.Namespace) -> int:
                 keep_installs=args.keep_installs,
                 writers_for=functools.partial(release_writers, args.out),
                 say=lambda line: print(line, flush=True, file=progress),
+                at_once=args.at_once,
             )
     except OSError as error:
         # --out filled up (or went read-only) mid-run: history.json is written whole or
