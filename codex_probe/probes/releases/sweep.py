@@ -106,8 +106,9 @@ class _Sweep:
     """One sweep's releases, in version order: each one's install awaited (the next one
     installs in the background as a release starts), then its run, beside at most
     `at_once - 1` others. One release keeps the two cores busy only part of its time (its
-    waits on codex and the wiretap); two at once filled them (measured: 4 releases of
-    0.162.0 to 0.164.0 in 145 s one at a time, 123 s two at once, the same surfaces)."""
+    waits on codex and the wiretap); two at once fill them (measured: 4 releases of 0.162.0
+    to 0.164.0 in 145 and 119 s one at a time, 95 and 112 s two at once, the same
+    surfaces)."""
 
     def __init__(
         self,
