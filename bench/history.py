@@ -86,7 +86,7 @@ def main() -> None:
             try:
                 shutil.rmtree(install(version).root)
             except InstallError as error:  # e.g. 0.142.1: its platform package is missing
-                print(f"{version}: not installable ({error})"[:200])
+                print(f"{version}: not installable ({error})"[:200], file=sys.stderr)
         shutil.rmtree(scratch / "warm")
         timed_cache, out = scratch / "timed", scratch / "history"
         command = [
