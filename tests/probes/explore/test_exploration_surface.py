@@ -86,6 +86,21 @@ def test_notifications_keep_their_enumerated_values_and_leave_out_streamed_ones(
     ]
 
 
+def test_a_call_whose_only_notifications_were_streamed_is_the_same_as_one_without_any(
+    default_codex: Installation,
+) -> None:
+    usage = {"method": "thread/tokenUsage/updated", "params": {"threadId": THREAD_ID}}
+    streamed = {**REFUSED, "notifications": [usage]}
+    schema = default_codex.schema_dir
+    assert exploration_aspect(record(streamed), schema) == exploration_aspect(
+        record(REFUSED), schema
+    )
+    assert (
+        "notifications"
+        not in exploration_aspect(record(streamed), schema)["thread/read none minimal"]
+    )
+
+
 def test_an_exploration_that_could_not_run_is_a_gap_not_a_change(
     default_codex: Installation,
 ) -> None:

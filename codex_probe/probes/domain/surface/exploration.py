@@ -67,9 +67,10 @@ def cell_value(cell: dict[str, Any], schemas: MessageSchemas) -> dict[str, Any]:
         value["unanswered"] = True
     else:
         value["not run"] = mask_text(str(cell.get("why")))
-    notifications = cell.get("notifications") or []
-    if notifications:
-        value["notifications"] = notification_labels(notifications, schemas)
+    # Only streamed ones (left out) are none: whether a delta fell inside the call's window
+    # is timing (0.121.0 to 0.131.0's `turn/steer in-flight` flipped [] and none by release).
+    if labels := notification_labels(cell.get("notifications") or [], schemas):
+        value["notifications"] = labels
     asked = cell.get("server_requests") or []
     if asked:
         value["server requests"] = [
