@@ -76,15 +76,21 @@ def start_maker(parent: Path, *homes: str) -> tuple[subprocess.Popen[str], list[
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert maker.stdout is not None
-    made = []
+    wanted = len([home for home in homes if home not in ("kill-janitor", "writer")])
+    # Read from the pipe itself: a buffered readline may take two homes at once, and select
+    # would then wait for a line that already came (CI under load, 2026-12-03).
+    said = b""
     with selectors.DefaultSelector() as selector:
         selector.register(maker.stdout, selectors.EVENT_READ)
-        for _ in [home for home in homes if home not in ("kill-janitor", "writer")]:
+        while said.count(b"\n") < wanted:
             if not selector.select(timeout=DEADLINE_S):
                 maker.kill()
                 raise AssertionError("the maker printed no home within the deadline")
-            made.append(Path(maker.stdout.readline().strip()))
-    return maker, made
+            chunk = os.read(maker.stdout.fileno(), 4096)
+            if not chunk:
+                raise AssertionError(f"the maker ended after printing {said!r}")
+            said += chunk
+    return maker, [Path(line) for line in said.decode().splitlines()]
 
 
 def end(maker: subprocess.Popen[str]) -> None:
