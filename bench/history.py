@@ -1,6 +1,7 @@
 """Wall time per release of `codex-probe history`, against the target for the whole history.
 
-Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--json] [--keep DIR]
+Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--at-once N] [--json]
+     [--keep DIR]
 
 It runs the real command, `codex-probe history`, over COUNT consecutive published
 releases, in a scratch cache, after one untimed install of each into another scratch
@@ -38,6 +39,7 @@ from codex_probe.harness.codex.install import InstallError, install  # noqa: E40
 from codex_probe.harness.codex.installs import tree_size  # noqa: E402
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
 from codex_probe.probes.releases.span import published_range  # noqa: E402
+from codex_probe.probes.releases.sweep import DEFAULT_AT_ONCE  # noqa: E402
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS  # noqa: E402
 
 TARGET_S = 20 * 60.0
@@ -72,6 +74,7 @@ def main() -> None:
     parser.add_argument("--from", dest="first", default="0.140.0")
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
+    parser.add_argument("--at-once", type=int, default=DEFAULT_AT_ONCE, help="releases at once")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--keep", type=Path, metavar="DIR", help="copy the history folder (grid, verdicts) here"
@@ -92,6 +95,7 @@ def main() -> None:
         command = [
             sys.executable, "-m", "codex_probe.cli", "history", "--from", releases[0],
             "--to", releases[-1], "--out", str(out), "--jobs", str(args.jobs),
+            "--at-once", str(args.at_once),
         ]  # fmt: skip
         env = {**os.environ, CACHE_ENV: str(timed_cache)}
         timed_cache.mkdir()
@@ -129,6 +133,7 @@ def main() -> None:
         "releases": rows,
         "wall_s": round(wall, 1),
         "not_installable": [row["version"] for row in rows if row["unavailable"]],
+        "at_once": args.at_once,
         "per_release_s": round(per_release, 2),
         "median_release_s": statistics.median(r["seconds"] for r in probed or rows),
         "peak_cache_gb": round(size.peak / GB, 2),

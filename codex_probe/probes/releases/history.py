@@ -1,12 +1,12 @@
 """history.json: release x finding -> verdict and the key observed values; each release's
 protocol surface by digest and pointer (releases/VERSION/surface.json); every change point.
 
-A history run probes every release of a range in version order (two at once, sweep.py),
-writing history.json after each release, so an interrupted run loses at most the
-releases it was on and a re-run resumes: a release already recorded by the same tool and
-the same set of probes is skipped. Shards of a range (`--shard K/N`, one CI job each)
-write their own files, which `merge` joins; every release entry says which tool and probe
-set recorded it.
+A history run probes every release of a range in version order (one at a time, or N at
+once: sweep.py), writing history.json after each release, so an interrupted run loses at
+most the releases it was on and a re-run resumes: a release already recorded by the same
+tool and the same set of probes is skipped. Shards of a range (`--shard K/N`, one CI job
+each) write their own files, which `merge` joins; every release entry says which tool and
+probe set recorded it.
 
 `change_points` lists where any recorded value changes along the range (change_points.py):
 a finding's verdict, its observed values under the same verdict, each key of the surface

@@ -1,19 +1,19 @@
-"""Probe every release of a range into a history folder, in version order, two at once.
+"""Probe every release of a range into a history folder, in version order, one at a time
+or N at once (`--at-once N`).
 
-A release starts once its install is done, while at most one other runs (`--at-once`);
-as it starts the next one installs in the background (npm is I/O, the probes are CPU),
-and installs this run made are trimmed to a budget. Each release's run feeds
-the command's writers of that release (codex_probe/cli/commands/history.py lists them: its
-bundles, verdict.json and surface.json, as a probe run writes them, and its record in
-history.json with the grid, `HistoryRecord`), which write as soon as it ends, so an
-interrupted sweep keeps every release it finished.
+A release starts once its install is done, while at most N - 1 others run; as it starts
+the next one installs in the background (npm is I/O, the probes are CPU), and installs this
+run made are trimmed to a budget. Each release's run feeds the command's writers of that
+release (codex_probe/cli/commands/history.py lists them: its bundles, verdict.json and
+surface.json, as a probe run writes them, and its record in history.json with the grid,
+`HistoryRecord`), which write as soon as it ends, so an interrupted sweep keeps every
+release it finished.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -50,8 +50,12 @@ from codex_probe.probes.runner.selection import Selection
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
 INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)
-# Releases probed at once: two where there are two cores (see _Sweep).
-DEFAULT_AT_ONCE = min(2, len(os.sched_getaffinity(0)))
+# Releases probed at once by default: one. Two at once fill two cores (see _Sweep), but in
+# the one whole history run so (6ccfdef) `thread/archive in-flight minimal` alternated
+# between two values at every release from 0.120.0 to 0.131.0, as one at a time it did not
+# (0.120.0 to 0.124.0, beside a CI run): a race in codex that the busier harness tips one
+# way or the other. A false change point costs a history's readers more than minutes.
+DEFAULT_AT_ONCE = 1
 
 
 def to_probe(releases: list[str], document: dict[str, Any]) -> list[str]:
