@@ -44,6 +44,24 @@ async def explore_release(
         backend = make_backend("real", version)
         record = await explore(backend, only=set(selection.explore_cells) or None)
     except CANNOT_RUN as error:
-        said = str(error).splitlines()[0] if str(error) else type(error).__name__
-        return f"the exploration could not run: {said}"
+        return _could_not_run(error)
+    except BaseExceptionGroup as group:
+        # Its lanes run in a task group: one whose wait ran out (CI under load: the held
+        # turn's model request came 12.6 s late) is a group of that error, not the error.
+        leaves = _leaves(group)
+        if not all(isinstance(leaf, CANNOT_RUN) for leaf in leaves):
+            raise
+        return _could_not_run(leaves[0])
     return record.to_json()
+
+
+def _could_not_run(error: BaseException) -> str:
+    said = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return f"the exploration could not run: {said}"
+
+
+def _leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    found: list[BaseException] = []
+    for error in group.exceptions:
+        found += _leaves(error) if isinstance(error, BaseExceptionGroup) else [error]
+    return found

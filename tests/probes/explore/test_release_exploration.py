@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.surface.release import EXPLORATION
+from codex_probe.probes.explore import release
 from codex_probe.probes.explore.release import explore_release
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release
@@ -42,3 +45,30 @@ def test_an_exploration_that_cannot_start_is_a_gap_of_the_surface_with_its_reaso
     selection = Selection.surface_only((), explore_cells=(KEY,))
     said = asyncio.run(explore_release("0.0.1", selection, Subject()))
     assert isinstance(said, str) and said.startswith("the exploration could not run: ")
+
+
+def test_a_lane_whose_wait_ran_out_is_a_gap_with_its_reason_not_an_error_of_the_run(
+    default_codex: Installation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The lanes run in a task group, so a wait that ran out reaches the release as a group
+    # (seen in CI under load); the error itself stands in for the lane here.
+    async def lane_timed_out(*args: object, **kwargs: object) -> None:
+        late = TimeoutError("wiretap: wanted 1 matching request(s), got 0 after 12.6s")
+        raise ExceptionGroup("lanes", [ExceptionGroup("lane", [late])])
+
+    monkeypatch.setattr(release, "explore", lane_timed_out)
+    said = asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject()))
+    assert said == (
+        "the exploration could not run: wiretap: wanted 1 matching request(s), got 0 after 12.6s"
+    )
+
+
+def test_a_lane_that_failed_otherwise_is_not_hidden_as_a_gap(
+    default_codex: Installation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def lane_broke(*args: object, **kwargs: object) -> None:
+        raise ExceptionGroup("lanes", [TimeoutError("late"), KeyError("a harness bug")])
+
+    monkeypatch.setattr(release, "explore", lane_broke)
+    with pytest.raises(ExceptionGroup):
+        asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject()))
