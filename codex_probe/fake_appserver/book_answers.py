@@ -107,6 +107,19 @@ class BookAnswers:
         found = answering_cell(self.book, method, state, params, turns)
         return None if found is None else self._filled(method, state, found, params)
 
+    def withholds(self, method: str, state: str, notification: str) -> bool:
+        """Whether the release does not send `notification` with `method` in `state`,
+        though it sends it with the method elsewhere: the book's answered calls in that
+        state lack it where one in another state has it (0.168.0 warns of the model's
+        metadata with a turn/start on an idle thread, not with one while a turn is in
+        flight). No call of the method answered in `state`: the book does not say."""
+        answered = [c for c in self.book.cells_of(method) if c.outcome == "answered"]
+        here = [c for c in answered if c.state == state and c.kind == "valid"]
+        if not here:
+            return False
+        sends = [c for c in answered if any(n.method == notification for n in c.notifications)]
+        return bool(sends) and not any(c.state == state for c in sends)
+
     def state_of(self, params: Any) -> str:
         thread_id = _thread_id(params)
         loaded = self.loaded.get(thread_id) if thread_id is not None else None

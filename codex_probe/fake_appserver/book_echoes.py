@@ -40,9 +40,17 @@ def refusal_causes(cell: BookCell, beyond: frozenset[str]) -> frozenset[str]:
 
 
 def _names_value(message: str, value: Any) -> bool:
+    """Whether `message` names `value` where it stands alone: `personality: "none"` is not
+    named by `nonempty`."""
     if isinstance(value, list):
         return any(_names_value(message, item) for item in value)
-    return isinstance(value, str) and len(value) >= SHORTEST_NAMED_VALUE and value in message
+    if not isinstance(value, str) or len(value) < SHORTEST_NAMED_VALUE:
+        return False
+    return _standing_alone(value).search(message) is not None
+
+
+def _standing_alone(text: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w-]){re.escape(text)}(?![\w-])")
 
 
 def _names_field(lowered_message: str, name: str) -> bool:
@@ -59,8 +67,7 @@ def echo_words(text: str, cell_params: Any, params: Any, subject: str | None = N
     if subject is not None and isinstance(cell_params, dict) and subject in cell_params:
         cell_params = {subject: cell_params[subject], **cell_params}
     for sent, wanted in _swaps(cell_params, params).items():
-        alone = re.compile(rf"(?<![\w-]){re.escape(sent)}(?![\w-])")
-        text = alone.sub(wanted.replace("\\", "\\\\"), text)
+        text = _standing_alone(sent).sub(wanted.replace("\\", "\\\\"), text)
     return text
 
 

@@ -94,7 +94,7 @@ def _as_sent_and_asked(params: Any) -> list[Any]:
     those fields (`_asked`)."""
     if not isinstance(params, dict):
         return [params]
-    asked = {name: value for name, value in params.items() if not _unasked(value)}
+    asked = _asked_params(params)
     return [params] if asked == params else [params, asked]
 
 
@@ -316,13 +316,21 @@ def _minimal_or_full(pool: list[BookCell], params: Any) -> BookCell:
 
 
 def _distance(cell: BookCell, params: Any) -> int:
-    """How far `cell`'s params are from the request's: the fields one sends and the other
-    not, and those both send with values of other kinds."""
-    mine = cell.params if isinstance(cell.params, dict) else {}
-    theirs = params if isinstance(params, dict) else {}
+    """How far `cell`'s params are from the request's: the fields one asks with and the
+    other not, and those both send with values of other kinds. A field sent `false`, null
+    or empty asks what leaving it out asks (`_asked`): a request with `cursor: null` is
+    no nearer a call that sent `cursor: null` and a `turnId` than one that sent neither."""
+    mine = _asked_params(cell.params)
+    theirs = _asked_params(params)
     apart = set(mine) ^ set(theirs)
     shared = set(mine) & set(theirs)
     return len(apart) + sum(1 for name in shared if not _alike(mine[name], theirs[name]))
+
+
+def _asked_params(params: Any) -> dict[str, Any]:
+    if not isinstance(params, dict):
+        return {}
+    return {name: value for name, value in params.items() if not _unasked(value)}
 
 
 def _alike(recorded: Any, sent: Any) -> bool:
@@ -429,21 +437,25 @@ def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | 
     """The full call, where the release refused it for fields the request sends too
     (all of them: `toolOutput` cannot be combined with `input`); else a `with FIELD` call
     refused where the minimal one was answered, for a request that sends FIELD (a config
-    write with an `expectedVersion`: `configVersionConflict`)."""
+    write with an `expectedVersion`: `configVersionConflict`); or refused in other words
+    than the minimal one, which codex checked FIELD before (`mcpServer/resource/read`
+    with a `threadId`: `thread not found`, before `unknown MCP server`)."""
     minimal = next((c for c in pool if c.variant == MINIMAL), None)
     full = next((c for c in pool if c.variant == FULL), None)
     filled = _filled_fields(params)
     causes = _causes(full, minimal) if full is not None else frozenset()
     if causes and causes <= filled:
         return full
-    if minimal is None or minimal.outcome != "answered":
+    if minimal is None:
         return None
+    lacking = minimal.error.message if minimal.error is not None else None
     alone = [
         c
         for c in pool
         if c.variant.startswith(WITH)
         and c.outcome == "refused"
         and c.variant.removeprefix(WITH) in filled
+        and (minimal.outcome == "answered" or (c.error and c.error.message != lacking))
     ]
     # Of several, the one the full call (which sends them all) was refused for first.
     words = full.error.message if full is not None and full.error is not None else None

@@ -178,7 +178,7 @@ class FakeAppServer(ThreadMethods):
         if self.book is not None:
             result = self.book.echoed(request.method, request.params, result, before)
             self.book.states.saw(request.method, request.params, result)
-        self._incidental(request.method, request.params)
+        self._incidental(request.method, request.params, before)
         self.send(response_frame(request.id, result))
 
     def _send_book_answer(self, request: Request, answer: BookAnswer) -> None:
@@ -317,14 +317,18 @@ class FakeAppServer(ThreadMethods):
         self.spawn(self._after(lambda: self._incidental(STARTUP, {})))
         return result
 
-    def _incidental(self, trigger: str, params: Any) -> None:
+    def _incidental(self, trigger: str, params: Any, state: str | None = None) -> None:
         """The notifications outside the lifecycle the profile sends with `trigger` (a
-        request method, or startup), their thread the request's."""
+        request method, or startup), their thread the request's; but those the book shows
+        the release withholds in the thread's `state` (its state before the request)."""
         surface = self.profile.document.surface
         if surface is None:
             return
         thread_id = params.get("threadId") if isinstance(params, dict) else None
+        book = self.book if state is not None else None
         for method in surface.notifications_with(trigger):
+            if book is not None and state is not None and book.withholds(trigger, state, method):
+                continue
             template = self.profile.wire.templates.get(notification_template(method))
             filled = dict(template) if isinstance(template, dict) else {}
             if "threadId" in filled and thread_id is not None:

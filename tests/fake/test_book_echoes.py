@@ -32,6 +32,14 @@ def test_a_refusal_names_the_field_whose_value_or_name_its_message_holds() -> No
     assert refusal_causes(full, frozenset({"limit"})) == frozenset()
 
 
+def test_a_value_is_named_only_where_it_stands_alone_in_the_message() -> None:
+    # Measured on 0.168.0: the full turn/start sends `personality: "none"`, and its
+    # refusal says `nonempty`; it is refused for `toolOutput` alone.
+    message = "`toolOutput` cannot be combined with nonempty `input`"
+    full = refused({"toolOutput": {"x": 1}, "personality": "none"}, message)
+    assert refusal_causes(full, frozenset({"toolOutput", "personality"})) == {"toolOutput"}
+
+
 def test_a_refusal_names_the_values_the_request_sent_in_place_of_the_cells() -> None:
     words = echo_words(
         "marketplace `explore` is not configured",

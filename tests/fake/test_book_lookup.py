@@ -86,11 +86,43 @@ def test_else_the_enumerated_value_sent_picks_its_cell() -> None:
 
 
 def test_else_a_field_beyond_the_minimal_call_picks_the_full_one_where_it_is_nearer() -> None:
-    assert variant("thread/start", "none", {"cwd": "/w", "ephemeral": False}) == "full"
+    assert variant("thread/start", "none", {"cwd": "/w", "ephemeral": True}) == "full"
     # One field the minimal call lacks; two the full call sends and the request does not.
     assert variant("thread/start", "none", {"cwd": "/w"}) == "minimal"
     assert variant("thread/start", "none", {"model": "m"}) == "minimal"
     assert variant("thread/start", "none", None) == "minimal"
+
+
+ITEMS_BOOK = learn_book(
+    record(
+        "0.168.0",
+        [
+            cell("thread/items/list", "idle", "minimal", {"threadId": T}, result={"v": "all"}),
+            cell(
+                "thread/items/list",
+                "idle",
+                "full",
+                {
+                    "cursor": None,
+                    "deferOutput": {},
+                    "limit": 5,
+                    "sortDirection": "asc",
+                    "threadId": T,
+                    "turnId": "{{turn}}",
+                },
+                result={"v": "of the turn"},
+            ),
+        ],
+    )
+)
+
+
+def test_fields_sent_null_or_empty_weigh_nothing_in_how_near_a_call_is() -> None:
+    # Measured on 0.168.0: a page of a thread's items with `cursor: null` lists them all,
+    # not the full call's, which names a turn the request does not.
+    sent: dict[str, Any] = {"cursor": None, "deferOutput": {}, "limit": 5, "threadId": ID}
+    found = answering_cell(ITEMS_BOOK, "thread/items/list", "idle", sent)
+    assert found is not None and found[0].variant == "minimal"
 
 
 def test_a_state_without_cells_borrows_idle_and_a_known_state_its_own() -> None:
@@ -356,3 +388,49 @@ def test_a_call_with_the_same_fields_but_another_enumerated_value_is_answered_fo
     same = {"threadId": ID, "itemsView": "notLoaded", "limit": 3}
     found = answering_cell(book, "thread/turns/list", "idle", same)
     assert found is not None and found[0].variant == "full"
+
+
+MCP_READ = {"server": "explore", "uri": "explore://resource"}
+MCP_BOOK = learn_book(
+    record(
+        "0.168.0",
+        [
+            cell(
+                "mcpServer/resource/read",
+                "none",
+                "minimal",
+                MCP_READ,
+                error={"code": -32603, "message": "unknown MCP server 'explore'"},
+            ),
+            cell(
+                "mcpServer/resource/read",
+                "none",
+                "with threadId",
+                {**MCP_READ, "threadId": T},
+                error={"code": -32600, "message": "thread not found: {{thread}}"},
+            ),
+            cell(
+                "mcpServer/resource/read",
+                "none",
+                "with connectorId",
+                {**MCP_READ, "connectorId": "explore"},
+                error={"code": -32603, "message": "unknown MCP server 'explore'"},
+            ),
+        ],
+    )
+)
+
+
+def test_a_field_codex_checks_before_what_refused_the_minimal_call_refuses_first() -> None:
+    # Measured on 0.168.0: a resource read naming a thread nobody has and a server
+    # nobody has is refused for the thread.
+    named = {"connectorId": "c", "server": "s", "threadId": ID, "uri": "u://r"}
+    assert variant_in(MCP_BOOK, "mcpServer/resource/read", named) == "with threadId"
+    unnamed = {"connectorId": "c", "server": "s", "uri": "u://r"}
+    assert variant_in(MCP_BOOK, "mcpServer/resource/read", unnamed) == "with connectorId"
+
+
+def variant_in(book: Any, method: str, params: Any) -> str:
+    found = answering_cell(book, method, "none", params)
+    assert found is not None
+    return found[0].variant

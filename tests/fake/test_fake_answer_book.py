@@ -173,3 +173,43 @@ async def test_a_refusal_comes_with_the_notifications_the_release_sent_with_it(
         await client.request("review/start", {"threadId": UNKNOWN})
     notice = await client.wait_for_notification("deprecationNotice", timeout=5)
     assert notice.params == {"summary": "x"}
+
+
+WARNING = {
+    "method": "warning",
+    "params": {"message": "no model metadata", "threadId": "{{thread}}"},
+}
+TURN_CELLS = [
+    cell(
+        "turn/start",
+        "idle",
+        "minimal",
+        {"threadId": "{{thread}}", "input": [{"type": "text", "text": "explore"}]},
+        result={"turn": {"id": "{{turn}}"}},
+        notifications=[WARNING],
+    ),
+    cell(
+        "turn/start",
+        "compacted",
+        "minimal",
+        {"threadId": "{{thread}}", "input": [{"type": "text", "text": "explore"}]},
+        result={"turn": {"id": "{{turn}}"}},
+    ),
+]
+
+
+async def test_a_warning_the_release_sends_with_a_call_is_withheld_where_the_book_lacks_it(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    # Measured on 0.168.0: a turn/start warns of the model's metadata on an idle thread,
+    # and not on one compacted or with a turn in flight.
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "p", TURN_CELLS)))
+    thread_id = await fake.new_thread(client)
+    await fake.turn(client, thread_id, "one")
+    assert len(client.drain_notifications("warning")) == 1
+    fake.tap.queue_replies("SUMMARY-TEXT")
+    await client.request("thread/compact/start", {"threadId": thread_id})
+    await client.wait_for_notification("turn/completed", timeout=10)
+    client.drain_notifications()
+    await fake.turn(client, thread_id, "two")
+    assert client.drain_notifications("warning") == []

@@ -100,15 +100,20 @@ async def test_a_command_gets_the_fakes_path_home_and_locale_and_no_codex_home(
 
 @pytest.mark.parametrize("profile", PROFILES)
 async def test_a_command_still_running_when_the_call_stops_waiting_completes_after_the_turn(
-    fake: FakeProcesses, profile: str
+    fake: FakeProcesses, profile: str, tmp_path: Path
 ) -> None:
     client = await fake.start(profile)
     thread_id = await fake.new_thread(client)
-    call = exec_command("echo early; sleep 1; echo late", yield_time_ms=300)
+    # The command ends when the test says so, not after a sleep: on a loaded machine a
+    # sleep of its own could end within the call's wait, or `early` come after it.
+    go_on = tmp_path / "go-on"
+    command = f"echo early; while [ ! -e {go_on} ]; do sleep 0.02; done; echo late"
+    call = exec_command(command, yield_time_ms=1500)
     fake.tap.queue_replies(Reply(items=(call,)), Reply(text="done"))
     await fake.turn(client, thread_id, "run it")
     said = EXEC_OUTPUT.fullmatch(fake.tap.call_output("call_wiretap_0_0") or "")
     assert said is not None and said["output"] == "early\n" and said["session"]
+    go_on.touch()
     late = await client.wait_for_notification(
         "item/completed",
         lambda n: n.params["item"]["type"] == "commandExecution",
