@@ -36,7 +36,7 @@ from codex_probe.fake_appserver.book_lookup import (
 )
 from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.store import ThreadStore
-from codex_probe.fake_appserver.thread_states import ARCHIVED, IN_FLIGHT, ThreadStates
+from codex_probe.fake_appserver.thread_states import ARCHIVED, IN_FLIGHT, NEW, ThreadStates
 from codex_probe.fake_appserver.threads import LoadedThread
 
 # Scripted methods whose answer is the release's own, whatever the fake holds: the book's.
@@ -81,11 +81,18 @@ class BookAnswers:
         the book answers the rest of a method the fake has no handler for, and of a
         scripted one only where the handler cannot know what the release does: the
         release's own list (BOOK_FIRST), a thread in a state the handler does not know
-        (archived). A request that needs the experimental API the client did not declare
+        (archived), or one it refuses on a thread that has had no turn (new: a fork or a
+        compaction of a thread codex has written nothing of). A request that needs the
+        experimental API the client did not declare
         gets the release's refusal of it in every state (`gated_refusal`); one naming a
         turn the thread does not have, the release's answer for a turn nobody has."""
         state = self.state_of(params)
-        answers_all = not scripted or method in BOOK_FIRST or state == ARCHIVED
+        answers_all = (
+            not scripted
+            or method in BOOK_FIRST
+            or state == ARCHIVED
+            or (state == NEW and self._refused_when_new(method))
+        )
         turns = self.turns_of(params)
         exact = same_params_cell(self.book, method, state, params, turns)
         if exact is not None and (answers_all or exact[0].outcome == "refused"):
@@ -106,6 +113,13 @@ class BookAnswers:
             return None
         found = answering_cell(self.book, method, state, params, turns)
         return None if found is None else self._filled(method, state, found, params)
+
+    def _refused_when_new(self, method: str) -> bool:
+        """Whether the release refused the minimal call of `method` on a new thread."""
+        return any(
+            c.state == NEW and c.variant == "minimal" and c.outcome == "refused"
+            for c in self.book.cells_of(method)
+        )
 
     def withholds(self, method: str, state: str, notification: str) -> bool:
         """Whether the release does not send `notification` with `method` in `state`,
@@ -128,6 +142,7 @@ class BookAnswers:
             loaded=loaded is not None,
             active=loaded is not None and loaded.active is not None,
             stored=thread_id is not None and _is_stored(self.store, thread_id),
+            had_turns=loaded is None or bool(loaded.listed_turns()),
         )
 
     def turns_of(self, params: Any) -> frozenset[str] | None:

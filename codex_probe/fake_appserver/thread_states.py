@@ -3,6 +3,7 @@ the calls the fake sees move it: which cells of the answer book answer a call ab
 
     none         an id the fake has neither loaded nor stored (or one it deleted)
     unloaded     stored by an earlier process of the same home, not loaded by this one
+    new          loaded, never had a turn (codex has written no rollout of it yet)
     idle         loaded, no turn running
     in-flight    loaded, a turn running
     compacted    compacted since (thread/compact/start answered)
@@ -21,6 +22,7 @@ from typing import Any
 
 NONE = "none"
 UNLOADED = "unloaded"
+NEW = "new"
 IDLE = "idle"
 IN_FLIGHT = "in-flight"
 COMPACTED = "compacted"
@@ -46,8 +48,17 @@ class ThreadStates:
     def __init__(self) -> None:
         self._marks: dict[str, str] = {}
 
-    def state_of(self, thread_id: str | None, *, loaded: bool, active: bool, stored: bool) -> str:
-        """The state of `thread_id` given what the fake holds of it."""
+    def state_of(
+        self,
+        thread_id: str | None,
+        *,
+        loaded: bool,
+        active: bool,
+        stored: bool,
+        had_turns: bool = True,
+    ) -> str:
+        """The state of `thread_id` given what the fake holds of it (`had_turns`: whether
+        it has had a turn, or carries one: a fork's parent's)."""
         if thread_id is None:
             return NONE
         mark = self._marks.get(thread_id)
@@ -59,7 +70,7 @@ class ThreadStates:
             return UNLOADED if stored else NONE
         if active:
             return IN_FLIGHT
-        return mark or IDLE
+        return mark or (IDLE if had_turns else NEW)
 
     def saw(self, method: str, params: Any, result: Any) -> None:
         """Move the thread of an answered call `method` (a refusal moves nothing)."""

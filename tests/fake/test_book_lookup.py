@@ -161,6 +161,7 @@ def test_a_threads_state_moves_with_the_calls_that_move_it() -> None:
     assert state("nobody", loaded=False, stored=False) == "none"
     assert state(loaded=False) == "unloaded"
     assert state() == "idle" and state(active=True) == "in-flight"
+    assert state(had_turns=False) == "new" and state(had_turns=False, active=True) == "in-flight"
     states.saw("thread/compact/start", {"threadId": "t"}, {})
     assert state() == "compacted"
     states.saw("thread/fork", {"threadId": "t"}, {"thread": {"id": "c"}})

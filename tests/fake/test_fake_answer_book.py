@@ -213,3 +213,51 @@ async def test_a_warning_the_release_sends_with_a_call_is_withheld_where_the_boo
     client.drain_notifications()
     await fake.turn(client, thread_id, "two")
     assert client.drain_notifications("warning") == []
+
+
+NO_ROLLOUT = "no rollout found for thread id {{thread}}"
+NEW_CELLS = [
+    cell(
+        "thread/fork",
+        "new",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": NO_ROLLOUT},
+    ),
+    cell(
+        "thread/turns/list",
+        "new",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        error={"code": -32600, "message": "list_turns is not supported yet"},
+    ),
+    cell(
+        "thread/turns/list",
+        "idle",
+        "minimal",
+        {"threadId": "{{thread}}"},
+        result={"data": [], "nextCursor": None},
+    ),
+]
+
+
+async def test_a_thread_without_a_turn_is_refused_what_the_release_refuses_before_its_first(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    # Measured on 0.167.2: codex writes a thread's rollout with its first turn; until
+    # then a fork finds none, and its turns cannot be listed.
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "p", NEW_CELLS)))
+    thread_id = await fake.new_thread(client)
+    with pytest.raises(ServerError) as refused:
+        await client.request("thread/fork", {"threadId": thread_id})
+    assert refused.value.message == f"no rollout found for thread id {thread_id}"
+    with pytest.raises(ServerError) as refused:
+        await client.request("thread/turns/list", {"threadId": thread_id})
+    assert refused.value.message == "list_turns is not supported yet"
+    await fake.turn(client, thread_id, "one")
+    forked = await client.request("thread/fork", {"threadId": thread_id})
+    assert forked["thread"]["id"] != thread_id
+    assert await client.request("thread/turns/list", {"threadId": thread_id}) == {
+        "data": [],
+        "nextCursor": None,
+    }

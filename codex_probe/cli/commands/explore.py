@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
         help="call every method of a release's schema in every thread state",
         description="Call every client method of the release's generated schema: a minimal "
         "and a full call, one per enumerated value, and invalid calls, in the state none and "
-        "in each thread state (unloaded, idle, in-flight, compacted, archived, forked, "
+        "in each thread state (unloaded, new, idle, in-flight, compacted, archived, forked, "
         "rolled-back), with command approvals answered with every decision; then --walks "
         "seeded random walks through the states. Say how many methods x states x variants "
         "were called, and print every step that surprised it (the app-server exited, a "

@@ -43,7 +43,7 @@ from codex_probe.fake_appserver.answer_book import UNKNOWN_TURN, WITH
 from codex_probe.probes.explore.fixtures import TURN, UNKNOWN, fill_for
 from codex_probe.probes.explore.methods import NONE_ORDER, STARTS_TURN, THREAD_READS, policy_of
 from codex_probe.probes.explore.schema_values import MISSING, Builder, SchemaTree
-from codex_probe.probes.explore.states import IDLE, NONE, THREAD_STATES, UNLOADED
+from codex_probe.probes.explore.states import IDLE, NEW, NONE, THREAD_STATES, UNLOADED
 
 CellKind = Literal["valid", "invalid", "approval"]
 # Thread reads that make a thread (a fork per call): their values are sent in `idle` only.
@@ -148,7 +148,7 @@ def make_plan(schema_dir: Path) -> Plan:
             continue
         if policy.group == "thread" and _takes_thread(tree, node):
             for state in (NONE, *THREAD_STATES):
-                on_copy = state != NONE and (method not in THREAD_READS or state == UNLOADED)
+                on_copy = state != NONE and (method not in THREAD_READS or state in (UNLOADED, NEW))
                 chosen = [v for v in sent if _sent_in(v, method, state, on_copy)]
                 cells = [Cell(method, state, v.name, v.params, on_copy=on_copy) for v in chosen]
                 (by_group["read"] if state == NONE else per_state[state]).extend(cells)

@@ -38,6 +38,7 @@ from codex_probe.probes.explore.states import (
     FORKED,
     IDLE,
     IN_FLIGHT,
+    NEW,
     NONE,
     ROLLED_BACK,
     THREAD_STATES,
@@ -97,7 +98,7 @@ def _ended(lane: Lane, rest: list[Cell], error: TransportError) -> list[CellReco
 NONE_LANES = 2
 THREAD_LANES = (
     (UNLOADED, IDLE, ARCHIVED),
-    (IN_FLIGHT, FORKED),
+    (IN_FLIGHT, FORKED, NEW),
     (COMPACTED, ROLLED_BACK),
 )
 
@@ -184,7 +185,9 @@ async def _run_state(
             cell = _approval_params(cell)
         record = await lane.run_cell(cell, copy)
         done[index] = record
-        if record.outcome != "refused" or cell.kind == "approval":
+        # A new thread's copy serves one call: a read that is refused may still have
+        # written its rollout (thread/read with its turns, measured on 0.167.2).
+        if record.outcome != "refused" or cell.kind == "approval" or state == NEW:
             await lane.let_go(copy)
             copy = None
         elif copy.held and lane.held_turn_ended(copy):

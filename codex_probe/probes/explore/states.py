@@ -1,6 +1,7 @@
 """The states of a thread the exploration asks its methods in, and how each is reached.
 
     none         no thread: a thread method is asked about an id nobody has
+    new          a thread started, no turn yet (codex writes its rollout with the first)
     idle         a thread with one completed turn
     in-flight    an idle thread with a turn whose model answer is held back
     compacted    an idle thread compacted (thread/compact/start, to completion)
@@ -12,9 +13,10 @@
 
 Each state is reached once (its *base*); a call that may change its thread gets a *copy*:
 a fork of the base (idle, compacted, forked, rolled-back), a fork of the idle base then
-archived (archived) or given a held turn (in-flight), or a fork made by the earlier process
-(unloaded, so it is not loaded either). A copy made by fork carries the base's history: for
-the call it is the state, plus the fork's `forkedFromId`.
+archived (archived) or given a held turn (in-flight), a fork made by the earlier process
+(unloaded, so it is not loaded either), or a thread started for it (new). A copy made by
+fork carries the base's history: for the call it is the state, plus the fork's
+`forkedFromId`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from codex_probe.rig.replies import Hold, Message, Reply, exec_command
 from codex_probe.rig.session import Session, thread_of, turn_of
 
 NONE = "none"
+NEW = "new"
 IDLE = "idle"
 IN_FLIGHT = "in-flight"
 COMPACTED = "compacted"
@@ -39,7 +42,7 @@ FORKED = "forked"
 ROLLED_BACK = "rolled-back"
 UNLOADED = "unloaded"
 # In the order their cells run (unloaded first: nothing of the process has touched it).
-THREAD_STATES = (UNLOADED, IDLE, IN_FLIGHT, COMPACTED, ARCHIVED, FORKED, ROLLED_BACK)
+THREAD_STATES = (UNLOADED, NEW, IDLE, IN_FLIGHT, COMPACTED, ARCHIVED, FORKED, ROLLED_BACK)
 STATES = (NONE, *THREAD_STATES)
 
 # What a user message says to the wiretap's responder (`reply_for`).
@@ -200,6 +203,8 @@ class ThreadLab:
             return self.bases[state]
         if state == FORKED:
             base = await self.fork(await self.reach(IDLE))
+        elif state == NEW:
+            base = await self.start()
         else:
             base = await self.start()
             if state == ROLLED_BACK:
@@ -222,6 +227,8 @@ class ThreadLab:
             return pool.pop(0)
         if state == UNLOADED:
             raise StateUnreachable("no unloaded thread was made for this call")
+        if state == NEW:
+            return await self.start()
         if state in (ARCHIVED, IN_FLIGHT):
             copy = await self.fork(await self.reach(IDLE))
             if state == ARCHIVED:
