@@ -190,6 +190,18 @@ def test_an_answer_is_its_keys_and_value_types() -> None:
     }
 
 
+def test_the_time_a_rollout_file_is_named_for_is_masked_in_a_message() -> None:
+    # Measured on 0.150.0: two probes a minute apart refuse a rollback of a thread
+    # without turns naming the rollout file each did not find.
+    said = (
+        "failed to resolve rollout path"
+        " `{root}/sessions/2026/12/04/rollout-2026-12-04T16-{t}-{id}.jsonl`"
+    )
+    first = mask_text(said.format(root="/r", t="54-07", id=THREAD))
+    assert first == mask_text(said.format(root="/r", t="55-31", id=THREAD))
+    assert first == "failed to resolve rollout path `/r/sessions/<time>/rollout-<time>-<id>.jsonl`"
+
+
 def test_a_refusal_keeps_code_message_and_data_with_ids_and_folders_masked() -> None:
     said = [
         ("send", {"id": 2, "method": "thread/resume", "params": {}}),

@@ -6,9 +6,11 @@ The mask (the README's "What the surface masks" says the same):
   and so are values that come and go (a field present but null in one run is `null`
   there and `string` in another: such fields, listed in VARYING, read `null|string`);
 - in a refusal's message, a UUID is `<id>` and the scenario's temporary folders are
-  `<tmp>`; the list of every value codex knows that follows "expected one of" (an unknown
-  method's refusal names every method of the release) is `<the values codex knows>`: the
-  schema aspect tells those apart, and the refusal keeps its own words.
+  `<tmp>`, and the time in a rollout file's name and folders is `<time>` (a rollback of
+  a thread without turns names the file it did not find); the list of every value codex
+  knows that follows "expected one of" (an unknown method's refusal names every method
+  of the release) is `<the values codex knows>`: the schema aspect tells those apart,
+  and the refusal keeps its own words.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from codex_probe.harness.json_types import json_type
 
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
+# sessions/2026/12/04/rollout-2026-12-04T16-54-07-<thread>.jsonl: when the thread began.
+ROLLOUT_TIME = re.compile(
+    r"(sessions/)\d{4}/\d{2}/\d{2}(/rollout-)\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"
+)
 KNOWN_VALUES = re.compile(r"(expected one of )`[^`]*`(, `[^`]*`)*")
 ROOT = "$"
 # Values a background task of codex sets, or not yet, when the answer goes out: their
@@ -52,5 +58,5 @@ def _walk(value: Any, path: str, found: dict[str, set[str]]) -> None:
 
 def mask_text(text: str) -> str:
     """A message as two runs both say it: ids and temporary folders masked."""
-    masked = TEMPORARY.sub("<tmp>", UUID.sub("<id>", text))
+    masked = TEMPORARY.sub("<tmp>", UUID.sub("<id>", ROLLOUT_TIME.sub(r"\1<time>\2<time>", text)))
     return KNOWN_VALUES.sub(r"\1<the values codex knows>", masked)
