@@ -38,6 +38,7 @@ from codex_probe.probes.explore.schema_values import (
     STRING,
     Builder,
     SchemaTree,
+    all_of,
 )
 
 # Other values the exploration owns, for a field its fixtures fill by name: another file it
@@ -108,12 +109,7 @@ class Drawer:
                 return {**self.object(resolved, path, depth), **chosen}
             return chosen
         if "allOf" in resolved:
-            merged: dict[str, Any] = {}
-            for part in resolved["allOf"]:
-                made = self.value(part, path, depth + 1)
-                if isinstance(made, dict):
-                    merged.update(made)
-            return merged
+            return all_of([self.value(part, path, depth + 1) for part in resolved["allOf"]])
         types = sorted(t for t in tree.json_types(resolved) or set() if t != "null")
         if "object" in types or "properties" in resolved:
             return self.object(resolved, path, depth)

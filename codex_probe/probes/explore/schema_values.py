@@ -150,6 +150,18 @@ class SchemaTree:
         return "|".join(types)
 
 
+def all_of(made: list[Any]) -> Any:
+    """The value of an `allOf` from its parts' values: objects merged; else the first part's
+    (schemars wraps a `$ref` with a default in an `allOf` of one: sandboxPolicy's
+    `networkAccess` is `{"allOf": [NetworkAccess], "default": "restricted"}`, a string)."""
+    if all(isinstance(part, dict) for part in made):
+        merged: dict[str, Any] = {}
+        for part in made:
+            merged.update(part)
+        return merged
+    return next(part for part in made if not isinstance(part, dict))
+
+
 class Builder:
     """Builds values of a schema's nodes, with fixtures from `fill`."""
 
@@ -181,12 +193,12 @@ class Builder:
                 return {**self._object(resolved, full, path, depth), **chosen}
             return chosen
         if "allOf" in resolved:
-            merged: dict[str, Any] = {}
-            for part in resolved["allOf"]:
-                made = self.value(part, full=full, path=path, depth=depth + 1)
-                if isinstance(made, dict):
-                    merged.update(made)
-            return merged
+            return all_of(
+                [
+                    self.value(part, full=full, path=path, depth=depth + 1)
+                    for part in resolved["allOf"]
+                ]
+            )
         types = [t for t in sorted(self.tree.json_types(resolved) or set()) if t != "null"]
         if "object" in types or "properties" in resolved:
             return self._object(resolved, full, path, depth)

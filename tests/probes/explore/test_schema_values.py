@@ -122,3 +122,14 @@ def test_an_unknown_value_is_none_of_the_enumerated_ones() -> None:
         "type": "exploreUnknown"
     }
     assert made.unknown_value(PARAMS["properties"]["threadId"], ("threadId",)) is MISSING
+
+
+def test_a_ref_wrapped_in_an_all_of_of_one_is_the_value_of_the_ref() -> None:
+    # schemars writes a `$ref` with a default as `{"allOf": [ref], "default": ...}`
+    # (sandboxPolicy's `networkAccess`): the value is the ref's, not an object.
+    wrapped = {"allOf": [{"$ref": "#/definitions/Mode"}], "default": "read-only"}
+    assert builder().value(wrapped, full=True) == "read-only"
+    merged = {
+        "allOf": [{"$ref": "#/definitions/Output"}, {"properties": {"n": {"type": "integer"}}}]
+    }
+    assert builder().value(merged, full=True) == {"name": "explore", "n": 1}
