@@ -24,6 +24,7 @@ from codex_probe.fake_appserver.book_echoes import (
 )
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
+    cells_of_sent_values,
     effects,
     fill,
     full_answered,
@@ -120,6 +121,28 @@ class BookAnswers:
             c.state == NEW and c.variant == "minimal" and c.outcome == "refused"
             for c in self.book.cells_of(method)
         )
+
+    def value_notifications(
+        self, method: str, params: Any, state: str, kinds: frozenset[str]
+    ) -> list[tuple[str, Any]]:
+        """The notifications of `kinds` (those outside the lifecycle) the release sent for
+        a value the request sends and not for the minimal call (0.144.5 warns of a
+        `serviceTier` it does not advertise with thread/start), filled as the fake's."""
+        minimal, cells = cells_of_sent_values(self.book, method, state, params)
+        if minimal is None:
+            return []
+        plain = {n.method for n in minimal.notifications}
+        values = self._own_values(params)
+        found: list[tuple[str, Any]] = []
+        for cell in cells:
+            for note in cell.notifications:
+                sent = (
+                    note.method,
+                    fill(echo_answer(note.params, cell.params, params, {}), values),
+                )
+                if note.method in kinds and note.method not in plain and sent not in found:
+                    found.append(sent)
+        return found
 
     def withholds(self, method: str, state: str, notification: str) -> bool:
         """Whether the release does not send `notification` with `method` in `state`,

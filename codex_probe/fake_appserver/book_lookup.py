@@ -444,7 +444,7 @@ def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | 
     full = next((c for c in pool if c.variant == FULL), None)
     filled = _filled_fields(params)
     causes = _causes(full, minimal) if full is not None else frozenset()
-    if causes and causes <= filled:
+    if full is not None and causes and _sends_alike(full, causes, params):
         return full
     if minimal is None:
         return None
@@ -462,6 +462,15 @@ def _refused_for_what_it_sends(pool: list[BookCell], params: Any) -> BookCell | 
     return next((c for c in alone if c.error and c.error.message == words), None) or next(
         iter(alone), None
     )
+
+
+def _sends_alike(cell: BookCell, names: frozenset[str], params: Any) -> bool:
+    """Whether the request sends each of `names` with a value of the kind `cell` sent (a
+    boolean the same one): a full call refused for `includeTurns: true` says nothing of a
+    request with `includeTurns: false`."""
+    filled = _filled_fields(params)
+    sent = cell.params if isinstance(cell.params, dict) else {}
+    return names <= filled and all(_alike(sent.get(name), params[name]) for name in names)
 
 
 def _filled_fields(params: Any) -> frozenset[str]:
@@ -531,6 +540,28 @@ def effects(book: AnswerBook, method: str, state: str, params: Any) -> dict[str,
                     found[key] = value
             break
     return found
+
+
+def cells_of_sent_values(
+    book: AnswerBook, method: str, state: str, params: Any
+) -> tuple[BookCell | None, list[BookCell]]:
+    """The minimal call of `method` in `state` (else `idle`, else `none`) where the release
+    answered it, and the answered cells of that state that sent a value the request sends:
+    a `FIELD=VALUE` cell of its value, a `with FIELD` cell of the same value."""
+    pool = _answered_pool(book, method, state)
+    minimal = next((c for c in pool if c.variant == MINIMAL), None)
+    if minimal is None or not isinstance(params, dict):
+        return minimal, []
+    found = []
+    for cell in pool:
+        field, equals, _ = cell.variant.partition("=")
+        if equals and _sets(cell, field, params.get(field)):
+            found.append(cell)
+        elif cell.variant.startswith(WITH) and isinstance(cell.params, dict):
+            name = cell.variant.removeprefix(WITH)
+            if name in params and matches(cell.params.get(name), params[name], {}):
+                found.append(cell)
+    return minimal, found
 
 
 def ignores_value(

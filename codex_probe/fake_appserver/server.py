@@ -320,13 +320,15 @@ class FakeAppServer(ThreadMethods):
     def _incidental(self, trigger: str, params: Any, state: str | None = None) -> None:
         """The notifications outside the lifecycle the profile sends with `trigger` (a
         request method, or startup), their thread the request's; but those the book shows
-        the release withholds in the thread's `state` (its state before the request)."""
+        the release withholds in the thread's `state` (its state before the request); and
+        those the book shows the release sends for a value the request sends."""
         surface = self.profile.document.surface
         if surface is None:
             return
         thread_id = params.get("threadId") if isinstance(params, dict) else None
         book = self.book if state is not None else None
-        for method in surface.notifications_with(trigger):
+        with_trigger = surface.notifications_with(trigger)
+        for method in with_trigger:
             if book is not None and state is not None and book.withholds(trigger, state, method):
                 continue
             template = self.profile.wire.templates.get(notification_template(method))
@@ -334,6 +336,10 @@ class FakeAppServer(ThreadMethods):
             if "threadId" in filled and thread_id is not None:
                 filled["threadId"] = thread_id
             self.notify(method, filled)
+        if book is not None and state is not None:
+            kinds = frozenset(surface.incidental_methods()) - set(with_trigger)
+            for method, filled in book.value_notifications(trigger, params, state, kinds):
+                self.notify(method, filled)
 
 
 async def _stdin_lines(early: bytes) -> AsyncIterator[bytes]:

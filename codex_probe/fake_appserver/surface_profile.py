@@ -56,6 +56,10 @@ class SurfaceProfile(Model, frozen=True):
                 return self.experimental_refusal.answer(method=method, field=field)
         return None
 
+    def incidental_methods(self) -> list[str]:
+        """Every notification outside the lifecycle the release sends, whatever its trigger."""
+        return sorted({n.method for n in self.incidental_notifications})
+
     def notifications_with(self, trigger: str) -> list[str]:
         """The incidental notifications sent with `trigger`, by method."""
         return [n.method for n in self.incidental_notifications if n.trigger == trigger]

@@ -402,7 +402,7 @@ class TurnRunner:
             if usage is not None:
                 notify("thread/tokenUsage/updated", wire.token_usage(thread.id, turn["id"], *usage))
             notify("thread/status/changed", {"threadId": thread.id, "status": wire.status("idle")})
-        view: ItemsView = "notLoaded" if turn["status"] == "failed" else "summary"
+        view: ItemsView = "notLoaded" if turn["status"] == "failed" else wire.completed_view()
         notify("turn/completed", {"threadId": thread.id, "turn": wire.turn(turn, view=view)})
 
     def _error_params(self, thread: LoadedThread, turn: dict[str, Any]) -> Any:

@@ -136,6 +136,17 @@ class Wire:
         answers = [i for i in turn["items"] if i["type"] == "agentMessage"]
         return answers[-1:] if listed is CompletedTurnItems.LAST_AGENT_MESSAGE else []
 
+    def completed_view(self) -> ItemsView:
+        """The `itemsView` of a completed turn's turn/completed, as the release's own
+        (its template, where that is of a completed turn): 0.144.5 `notLoaded`, listing
+        nothing; 0.150.0 and after `summary`."""
+        template = self.profile.wire.templates.get("turn_completed")
+        turn = template.get("turn") if isinstance(template, dict) else None
+        view = turn.get("itemsView") if isinstance(turn, dict) else None
+        if turn is None or turn.get("status") != "completed":
+            return "summary"
+        return view if view in ("notLoaded", "full") else "summary"
+
     def turn(self, turn: dict[str, Any], *, view: ItemsView) -> Any:
         base = self.template("turn_start")["turn"]
         items = [self.item(i) for i in self.shown(turn, view)]

@@ -353,3 +353,28 @@ def test_a_handlers_answer_takes_the_echoed_values_of_another_kind_one_object_do
         "serviceTier": "fast",
         "thread": {"threadSource": "mine", "id": "t"},
     }
+
+
+def test_a_full_call_refused_for_a_boolean_does_not_refuse_a_request_with_the_other_one() -> None:
+    # Measured on 0.144.5: a thread without turns is refused `includeTurns: true`, and a
+    # read with `includeTurns: false` answered.
+    refusal = "thread {{thread}} is not materialized yet; includeTurns is unavailable"
+    book = learn_book(
+        record(
+            "0.144.5",
+            [
+                cell("thread/read", "new", "minimal", {"threadId": T}, result={"thread": {}}),
+                cell(
+                    "thread/read",
+                    "new",
+                    "full",
+                    {"threadId": T, "includeTurns": True},
+                    error={"code": -32600, "message": refusal},
+                ),
+            ],
+        )
+    )
+    sent = {"threadId": "01a23a4d-2348-7683-ab1d-51da57ab6e25", "includeTurns": False}
+    assert refused_for_its_values(book, "thread/read", "new", sent) is None
+    refused = refused_for_its_values(book, "thread/read", "new", {**sent, "includeTurns": True})
+    assert refused is not None and refused.variant == "full"

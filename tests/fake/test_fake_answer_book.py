@@ -261,3 +261,31 @@ async def test_a_thread_without_a_turn_is_refused_what_the_release_refuses_befor
         "data": [],
         "nextCursor": None,
     }
+
+
+FLEX = "Configured service tier `flex` is not advertised as supported"
+TIER_CELLS = [
+    cell("thread/start", "none", "minimal", None, result={}),
+    cell(
+        "thread/start",
+        "none",
+        "with serviceTier",
+        {"serviceTier": "flex"},
+        result={},
+        notifications=[{"method": "warning", "params": {"message": FLEX}}],
+    ),
+]
+
+
+async def test_a_warning_the_release_sends_for_a_value_comes_with_a_request_of_that_value(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    # Measured on 0.144.5: thread/start warns of a service tier it does not advertise.
+    # The fake sends it before the answer, as a thread/start's own notifications.
+    client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "p", TIER_CELLS)))
+    await fake.new_thread(client)
+    assert client.drain_notifications("warning") == []
+    await fake.new_thread(client, serviceTier="flex")
+    assert [n.params["message"] for n in client.drain_notifications("warning")] == [FLEX]
+    await fake.new_thread(client, serviceTier="fast")
+    assert client.drain_notifications("warning") == []

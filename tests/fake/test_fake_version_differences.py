@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from codex_probe.harness.driver.params import text_input
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.rig.wiretap import Reply
-from tests.fake.conftest import FakeProcesses, texts
+from tests.fake.conftest import FakeProcesses, copy_profile, edit, texts
 
 
 async def steer_into_a_slow_turn(fake: FakeProcesses, profile: str) -> list[str]:
@@ -207,3 +208,23 @@ async def test_0_120_answers_an_idle_interrupt_once_a_later_turn_of_its_thread_i
     assert await client.request("turn/interrupt", {"threadId": thread_id, "turnId": held}) == {}
     async with asyncio.timeout(5):
         assert await idle == {}
+
+
+async def test_a_completed_turn_is_listed_in_the_items_view_of_the_release(
+    fake: FakeProcesses, tmp_path: Path
+) -> None:
+    # Measured on 0.144.5: turn/completed of a completed turn says `notLoaded` and lists
+    # nothing; 0.150.0 and after say `summary`. The fake takes the view of its template.
+    profile = copy_profile("0.171.0", tmp_path)
+    summary = await completed_view(fake, str(profile))
+    wire = tmp_path / "wire-0.171.0.json"
+    edit(wire, lambda doc: doc["templates"]["turn_completed"]["turn"].update(itemsView="notLoaded"))
+    assert (summary, await completed_view(fake, str(profile))) == ("summary", "notLoaded")
+
+
+async def completed_view(fake: FakeProcesses, profile: str) -> str:
+    client = await fake.start(profile)
+    thread_id = await fake.new_thread(client)
+    turn = await fake.turn(client, thread_id, "hello")
+    view: str = turn["itemsView"]
+    return view
