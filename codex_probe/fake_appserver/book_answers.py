@@ -123,16 +123,19 @@ class BookAnswers:
         )
 
     def value_notifications(
-        self, method: str, params: Any, state: str, kinds: frozenset[str]
+        self, method: str, params: Any, state: str, kinds: frozenset[str], thread: str | None
     ) -> list[tuple[str, Any]]:
         """The notifications of `kinds` (those outside the lifecycle) the release sent for
         a value the request sends and not for the minimal call (0.144.5 warns of a
-        `serviceTier` it does not advertise with thread/start), filled as the fake's."""
+        `serviceTier` it does not advertise with thread/start), filled as the fake's:
+        `{{thread}}` the thread the call is about, or the one its answer made."""
         minimal, cells = cells_of_sent_values(self.book, method, state, params)
         if minimal is None:
             return []
         plain = {n.method for n in minimal.notifications}
         values = self._own_values(params)
+        if thread is not None:
+            values["thread"] = thread
         found: list[tuple[str, Any]] = []
         for cell in cells:
             for note in cell.notifications:

@@ -178,7 +178,7 @@ class FakeAppServer(ThreadMethods):
         if self.book is not None:
             result = self.book.echoed(request.method, request.params, result, before)
             self.book.states.saw(request.method, request.params, result)
-        self._incidental(request.method, request.params, before)
+        self._incidental(request.method, request.params, before, _thread_of(result))
         self.send(response_frame(request.id, result))
 
     def _send_book_answer(self, request: Request, answer: BookAnswer) -> None:
@@ -317,11 +317,14 @@ class FakeAppServer(ThreadMethods):
         self.spawn(self._after(lambda: self._incidental(STARTUP, {})))
         return result
 
-    def _incidental(self, trigger: str, params: Any, state: str | None = None) -> None:
+    def _incidental(
+        self, trigger: str, params: Any, state: str | None = None, made: str | None = None
+    ) -> None:
         """The notifications outside the lifecycle the profile sends with `trigger` (a
         request method, or startup), their thread the request's; but those the book shows
         the release withholds in the thread's `state` (its state before the request); and
-        those the book shows the release sends for a value the request sends."""
+        those the book shows the release sends for a value the request sends (`made`: the
+        thread the answer made, theirs where the request names none)."""
         surface = self.profile.document.surface
         if surface is None:
             return
@@ -338,8 +341,16 @@ class FakeAppServer(ThreadMethods):
             self.notify(method, filled)
         if book is not None and state is not None:
             kinds = frozenset(surface.incidental_methods()) - set(with_trigger)
-            for method, filled in book.value_notifications(trigger, params, state, kinds):
+            about = thread_id if isinstance(thread_id, str) else made
+            for method, filled in book.value_notifications(trigger, params, state, kinds, about):
                 self.notify(method, filled)
+
+
+def _thread_of(result: Any) -> str | None:
+    """The id of the thread an answer carries (thread/start's, a fork's)."""
+    thread = result.get("thread") if isinstance(result, dict) else None
+    thread_id = thread.get("id") if isinstance(thread, dict) else None
+    return thread_id if isinstance(thread_id, str) else None
 
 
 async def _stdin_lines(early: bytes) -> AsyncIterator[bytes]:

@@ -272,7 +272,9 @@ TIER_CELLS = [
         "with serviceTier",
         {"serviceTier": "flex"},
         result={},
-        notifications=[{"method": "warning", "params": {"message": FLEX}}],
+        notifications=[
+            {"method": "warning", "params": {"message": FLEX, "threadId": "{{thread}}"}}
+        ],
     ),
 ]
 
@@ -285,7 +287,8 @@ async def test_a_warning_the_release_sends_for_a_value_comes_with_a_request_of_t
     client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "p", TIER_CELLS)))
     await fake.new_thread(client)
     assert client.drain_notifications("warning") == []
-    await fake.new_thread(client, serviceTier="flex")
-    assert [n.params["message"] for n in client.drain_notifications("warning")] == [FLEX]
+    flex = await fake.new_thread(client, serviceTier="flex")
+    warned = [n.params for n in client.drain_notifications("warning")]
+    assert warned == [{"message": FLEX, "threadId": flex}]  # the thread the call made
     await fake.new_thread(client, serviceTier="fast")
     assert client.drain_notifications("warning") == []
