@@ -323,8 +323,8 @@ class FakeAppServer(ThreadMethods):
         """The notifications outside the lifecycle the profile sends with `trigger` (a
         request method, or startup), their thread the request's; but those the book shows
         the release withholds in the thread's `state` (its state before the request); and
-        those the book shows the release sends for a value the request sends (`made`: the
-        thread the answer made, theirs where the request names none)."""
+        those the book shows the release sends for a value the request sends, about the
+        request's thread or, where it names none, `made` (the thread its answer made)."""
         surface = self.profile.document.surface
         if surface is None:
             return
