@@ -83,10 +83,10 @@ class BookAnswers:
         scripted one only where the handler cannot know what the release does: the
         release's own list (BOOK_FIRST), a thread in a state the handler does not know
         (archived), or one it refuses on a thread that has had no turn (new: a fork or a
-        compaction of a thread codex has written nothing of). A request that needs the
-        experimental API the client did not declare
-        gets the release's refusal of it in every state (`gated_refusal`); one naming a
-        turn the thread does not have, the release's answer for a turn nobody has."""
+        resume of a thread codex has written nothing of, 0.167.2). A request that needs
+        the experimental API the client did not declare gets the release's refusal of it
+        in every state (`gated_refusal`); one naming a turn the thread does not have, the
+        release's answer for a turn nobody has."""
         state = self.state_of(params)
         answers_all = (
             not scripted
