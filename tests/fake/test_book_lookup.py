@@ -62,8 +62,8 @@ BOOK = learn_book(
 )
 
 
-def variant(method: str, state: str, params: Any) -> str:
-    found = answering_cell(BOOK, method, state, params)
+def variant(method: str, state: str, params: Any, book: Any = BOOK) -> str:
+    found = answering_cell(book, method, state, params)
     assert found is not None
     return found[0].variant
 
@@ -121,8 +121,7 @@ def test_fields_sent_null_or_empty_weigh_nothing_in_how_near_a_call_is() -> None
     # Measured on 0.168.0: a page of a thread's items with `cursor: null` lists them all,
     # not the full call's, which names a turn the request does not.
     sent: dict[str, Any] = {"cursor": None, "deferOutput": {}, "limit": 5, "threadId": ID}
-    found = answering_cell(ITEMS_BOOK, "thread/items/list", "idle", sent)
-    assert found is not None and found[0].variant == "minimal"
+    assert variant("thread/items/list", "idle", sent, ITEMS_BOOK) == "minimal"
 
 
 def test_a_state_without_cells_borrows_idle_and_a_known_state_its_own() -> None:
@@ -426,12 +425,6 @@ def test_a_field_codex_checks_before_what_refused_the_minimal_call_refuses_first
     # Measured on 0.168.0: a resource read naming a thread nobody has and a server
     # nobody has is refused for the thread.
     named = {"connectorId": "c", "server": "s", "threadId": ID, "uri": "u://r"}
-    assert variant_in(MCP_BOOK, "mcpServer/resource/read", named) == "with threadId"
+    assert variant("mcpServer/resource/read", "none", named, MCP_BOOK) == "with threadId"
     unnamed = {"connectorId": "c", "server": "s", "uri": "u://r"}
-    assert variant_in(MCP_BOOK, "mcpServer/resource/read", unnamed) == "with connectorId"
-
-
-def variant_in(book: Any, method: str, params: Any) -> str:
-    found = answering_cell(book, method, "none", params)
-    assert found is not None
-    return found[0].variant
+    assert variant("mcpServer/resource/read", "none", unnamed, MCP_BOOK) == "with connectorId"

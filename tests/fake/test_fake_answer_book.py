@@ -179,22 +179,17 @@ WARNING = {
     "method": "warning",
     "params": {"message": "no model metadata", "threadId": "{{thread}}"},
 }
+TURN = {"threadId": "{{thread}}", "input": [{"type": "text", "text": "explore"}]}
 TURN_CELLS = [
     cell(
         "turn/start",
-        "idle",
+        state,
         "minimal",
-        {"threadId": "{{thread}}", "input": [{"type": "text", "text": "explore"}]},
+        TURN,
         result={"turn": {"id": "{{turn}}"}},
-        notifications=[WARNING],
-    ),
-    cell(
-        "turn/start",
-        "compacted",
-        "minimal",
-        {"threadId": "{{thread}}", "input": [{"type": "text", "text": "explore"}]},
-        result={"turn": {"id": "{{turn}}"}},
-    ),
+        notifications=sent,
+    )
+    for state, sent in (("idle", [WARNING]), ("compacted", []))
 ]
 
 
@@ -202,7 +197,8 @@ async def test_a_warning_the_release_sends_with_a_call_is_withheld_where_the_boo
     fake: FakeProcesses, tmp_path: Path
 ) -> None:
     # Measured on 0.168.0: a turn/start warns of the model's metadata on an idle thread,
-    # and not on one compacted or with a turn in flight.
+    # and not while a turn is in flight; compacted stands in for such a state here (the
+    # fake reaches it without holding a turn).
     client = await fake.start(str(profile_with_book("0.171.0", tmp_path / "p", TURN_CELLS)))
     thread_id = await fake.new_thread(client)
     await fake.turn(client, thread_id, "one")
