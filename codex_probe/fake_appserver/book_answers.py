@@ -138,11 +138,14 @@ class BookAnswers:
             values["thread"] = thread
         found: list[tuple[str, Any]] = []
         for cell in cells:
+            # The thread the cell's call made is named as it was then (no placeholder
+            # stands for it): it is the thread this call made.
+            made = _made_thread(cell.result)
             for note in cell.notifications:
-                sent = (
-                    note.method,
-                    fill(echo_answer(note.params, cell.params, params, {}), values),
-                )
+                filled = fill(echo_answer(note.params, cell.params, params, {}), values)
+                if made is not None and thread is not None:
+                    filled = _renamed(filled, made, thread)
+                sent = (note.method, filled)
                 if note.method in kinds and note.method not in plain and sent not in found:
                     found.append(sent)
         return found
@@ -430,6 +433,23 @@ def fork_interrupts_turn_in_flight(book: AnswerBook) -> bool:
         if turns:
             return bool(turns[-1].get("status") == "interrupted")
     return False
+
+
+def _made_thread(result: Any) -> str | None:
+    thread = result.get("thread") if isinstance(result, dict) else None
+    made = thread.get("id") if isinstance(thread, dict) else None
+    return made if isinstance(made, str) and "{{" not in made else None
+
+
+def _renamed(value: Any, old: str, new: str) -> Any:
+    """`value` with every text that is `old` made `new`."""
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, list):
+        return [_renamed(item, old, new) for item in value]
+    if isinstance(value, dict):
+        return {key: _renamed(item, old, new) for key, item in value.items()}
+    return value
 
 
 def _thread_id(params: Any) -> str | None:

@@ -267,10 +267,10 @@ TIER_CELLS = [
         "none",
         "with serviceTier",
         {"serviceTier": "flex"},
-        result={},
-        notifications=[
-            {"method": "warning", "params": {"message": FLEX, "threadId": "{{thread}}"}}
-        ],
+        # The thread the exploration's call made, named as it was: no placeholder stands
+        # for it in the book.
+        result={"thread": {"id": UNKNOWN}},
+        notifications=[{"method": "warning", "params": {"message": FLEX, "threadId": UNKNOWN}}],
     ),
 ]
 
