@@ -54,8 +54,9 @@ from codex_probe.probes.domain.surface.wire import (
 # probe_set includes it: its releases are probed again; surface.json of another format
 # is refused in one line). 1 is the first landed form, with every mask of 2026-12-02; 2
 # adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`); 3 adds
-# the exploration aspect.
-FORMAT = 3
+# the exploration aspect; 4 adds the exploration's state `new` and masks the time in a
+# rollout file's name.
+FORMAT = 4
 ASPECTS = (
     "initialize",
     "notifications",
