@@ -100,6 +100,15 @@ AWAITS: dict[str, tuple[str, float]] = {
     "externalAgentConfig/import": ("externalAgentConfig/import/completed", AWAIT_AT_MOST_S),
     "windowsSandbox/setupStart": ("windowsSandbox/setupCompleted", AWAIT_AT_MOST_S),
 }
+
+
+def waits_long(method: str) -> bool:
+    """Whether a call of `method` may hold its lane up to AWAIT_AT_MOST_S for a notification
+    (an import of no items, which 0.168.0 and 0.171.0 never complete)."""
+    awaited = AWAITS.get(method)
+    return awaited is not None and awaited[1] >= AWAIT_AT_MOST_S
+
+
 # What follows the awaited notification where that one says the work succeeded, from a
 # task of its own: awaited briefly too. A login's account/updated fell after the fence at
 # 0.128.0 and 0.131.0 of a history, and was in the window at the releases around them.

@@ -1,14 +1,16 @@
 """One exploration of a release: every cell of its plan, on the rig's Session, in lanes
 (lane.py), then its random walks (walks.py).
 
-Five lanes run at once, each on its own isolated home, wiretap and app-server:
+Six lanes run at once, each on its own isolated home, wiretap and app-server:
 
-- two `none` lanes: the cells of the state `none`, in the plan's order, the valid ones one
+- three `none` lanes: the cells of the state `none`, in the plan's order, the valid ones one
   by one: one lane the reads (`Plan.none_reads`: they change nothing, so a home of their
-  own is the home they found before), the other thread/start, the writes and accounts,
-  then every invalid call, a few at once;
-- three thread lanes, the thread states shared out between them (THREAD_LANES): the one with
-  `unloaded` first has an earlier process make the unloaded threads and exit; then each
+  own is the home they found before), one the writes that may wait long for a notification
+  (`_waits_apart`), the third thread/start, the other writes and accounts, then every
+  invalid call, a few at once;
+- three thread lanes, the thread states shared out between them (THREAD_LANES, `share_out`:
+  a state two lanes name, each reaches, and they take its copies' cells in turn): the one
+  with `unloaded` first has an earlier process make the unloaded threads and exit; then each
   asks its states' cells, state by state: the cells on the state's own thread first, then
   each cell on a copy of its own (states.py), a copy serving the next cell too while the
   calls on it are refused.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +30,9 @@ from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, ServerError, TransportError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
-from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
+from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane, waits_long
 from codex_probe.probes.explore.outbound import Outbound
-from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan
+from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan, none_group
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
 from codex_probe.probes.explore.states import (
     ARCHIVED,
@@ -93,14 +96,35 @@ def _ended(lane: Lane, rest: list[Cell], error: TransportError) -> list[CellReco
 # lane waits out what a release never sends (0.121.0: eight turn/interrupt calls left
 # unanswered, 10 s each); three lanes wait side by side: `explore --walks 0` on 0.121.0
 # 105 s with two lanes, 60 s with three; 0.171.0 27-32 s and 23 s, the same CPU.
-# The `none` lanes: the reads, and the rest (`run_none_lane`). One lane took 40 s of
-# 0.171.0's 41 s with the `with FIELD` calls, the thread lanes under 25 s.
-NONE_LANES = 2
+# A state two lanes name is shared between them (`share_out`): `in-flight` took 14.5 s of
+# 0.171.0's 22 s on one lane (most of it the 0.5 s each answered call may take to end the
+# held turn), the other lanes' states 7 to 14 s.
+# The `none` lanes: the reads, the calls that wait long for a notification (`waits_long`:
+# 16 s of imports that never complete on 0.171.0), and the rest (`run_none_lane`).
+NONE_LANES = 3
 THREAD_LANES = (
     (UNLOADED, IDLE, ARCHIVED),
-    (IN_FLIGHT, FORKED, NEW),
-    (COMPACTED, ROLLED_BACK),
+    (NEW, IN_FLIGHT, FORKED),
+    (COMPACTED, ROLLED_BACK, IN_FLIGHT),
 )
+
+
+def share_out(cells: list[Cell], lanes: tuple[tuple[str, ...], ...]) -> list[list[Cell]]:
+    """Each thread lane's cells, in the order of `cells`: a state's go to the lane that names
+    it; where several name it, the calls on its own thread go to the first, and the calls on
+    copies to each in turn (each lane reaches the state itself)."""
+    shares: list[list[Cell]] = [[] for _ in lanes]
+    turns: Counter[str] = Counter()
+    for cell in cells:
+        holders = [number for number, states in enumerate(lanes) if cell.state in states]
+        if not holders:
+            continue
+        if cell.on_copy:
+            shares[holders[turns[cell.state] % len(holders)]].append(cell)
+            turns[cell.state] += 1
+        else:
+            shares[holders[0]].append(cell)
+    return shares
 
 
 async def run_thread_lane(
@@ -197,6 +221,13 @@ async def _run_state(
         await lane.let_go(copy)
 
 
+def _waits_apart(cell: Cell) -> bool:
+    """Whether a valid call of `none` runs on the lane of long waits: it may wait long
+    (`waits_long`) and changes nothing another call reads (a login does: the account's calls
+    keep their order)."""
+    return waits_long(cell.method) and none_group(cell.method) == "write"
+
+
 def _approval_params(cell: Cell) -> Cell:
     params = {
         "threadId": "{{thread}}",
@@ -255,35 +286,37 @@ async def explore(
 
         none_lane = lane("none", outbounds[0])
         reads_lane = lane("none reads", outbounds[1])
+        waits_lane = lane("none waits", outbounds[2])
         thread_lanes = [
             lane(f"threads {n}", outbounds[NONE_LANES + n]) for n, _ in enumerate(THREAD_LANES)
         ]
         reads = plan.none_reads() if sweep else []
         read_keys = {cell.key for cell in reads}
-        none_cells = [c for c in plan.in_state(NONE) if c.key not in read_keys] if sweep else []
+        rest = [c for c in plan.in_state(NONE) if c.key not in read_keys] if sweep else []
+        waits = [c for c in rest if c.kind == "valid" and _waits_apart(c)]
+        wait_keys = {cell.key for cell in waits}
+        none_cells = [c for c in rest if c.key not in wait_keys]
+        shares = share_out(plan.cells if sweep else [], THREAD_LANES)
         async with asyncio.TaskGroup() as group:
             reads_run = group.create_task(run_none_lane(reads_lane, reads))
+            waits_run = group.create_task(run_none_lane(waits_lane, waits))
             none_run = group.create_task(run_none_lane(none_lane, none_cells))
             thread_runs = [
-                group.create_task(
-                    run_thread_lane(
-                        lane,
-                        [c for c in plan.cells if c.state in states and sweep],
-                        release_methods,
-                    )
-                )
-                for lane, states in zip(thread_lanes, THREAD_LANES, strict=True)
+                group.create_task(run_thread_lane(lane, share, release_methods))
+                for lane, share in zip(thread_lanes, shares, strict=True)
             ]
-        record.cells = reads_run.result() + none_run.result()
+        record.cells = reads_run.result() + waits_run.result() + none_run.result()
         record.states = {NONE: None}
         for run in thread_runs:
             cells, reached = run.result()
             record.cells += cells
-            record.states.update(reached)
+            for state, why in reached.items():  # a state two lanes reach: either's failure
+                record.states[state] = record.states.get(state) or why
         order = {cell.key: number for number, cell in enumerate(plan.cells)}
         record.cells.sort(key=lambda cell: order.get(cell.key, len(order)))
         record.surprises = (
             reads_lane.surprises
+            + waits_lane.surprises
             + none_lane.surprises
             + [s for lane in thread_lanes for s in lane.surprises]
         )
