@@ -4,6 +4,12 @@ A request or notification is checked against the variant of its union
 (ClientRequest, ClientNotification, ServerNotification, ServerRequest) whose method
 it names; a response against `<Name>Response.json` of the request it answers, found
 through the request's params type (`ThreadStartParams` -> `ThreadStartResponse`).
+
+Each schema is checked twice over only when a message breaks it: jsonschema_rs says whether a
+message is valid (an exploration's 6,447 messages of 0.171.0 in 0.16 CPU-seconds, its
+validators compiled; jsonschema took 2.9), and jsonschema, for the few that are not, says
+how, in the words every report of a violation has used. A test holds the two to the same
+answer on messages broken every way the schema allows.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from jsonschema import Draft7Validator
+import jsonschema_rs
+from jsonschema import Draft7Validator, ValidationError
 
 Kind = Literal[
     "client request",
@@ -54,10 +61,31 @@ class Violation:
         return f"{at}{self.kind}{method} at {self.where}: {self.problem}"
 
 
+class Checker:
+    """One schema's two validators, each made when first needed: the fast one answers
+    whether an instance is valid, the other how it is not."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self._fast: jsonschema_rs.Draft7Validator | None = None
+        self._full: Draft7Validator | None = None
+
+    def violations(self, instance: Any) -> list[ValidationError]:
+        """jsonschema's errors of `instance`, none when the fast validator finds it valid."""
+        if self._fast is None:
+            # Formats unchecked, as jsonschema's Draft7Validator leaves them by default.
+            self._fast = jsonschema_rs.Draft7Validator(self.schema, validate_formats=False)
+        if self._fast.is_valid(instance):
+            return []
+        if self._full is None:
+            self._full = Draft7Validator(self.schema)
+        return list(self._full.iter_errors(instance))
+
+
 @dataclass(frozen=True)
 class _Variant:
     method: str
-    validator: Draft7Validator
+    checker: Checker
     params_type: str | None
 
 
@@ -71,7 +99,7 @@ class MessageValidator:
                 f"{schema_dir} holds no generated schema (no ClientRequest.json)"
             )
         self._variants = {kind: self._load_union(name) for kind, name in UNION_FILES.items()}
-        self._error_validator = Draft7Validator(ERROR_SHAPE)
+        self._error_checker = Checker(ERROR_SHAPE)
 
     def _load_union(self, file_name: str) -> dict[str, _Variant]:
         union = json.loads((self.schema_dir / file_name).read_text())
@@ -82,7 +110,7 @@ class MessageValidator:
             params_ref = variant["properties"].get("params", {}).get("$ref", "")
             schema = {**variant, "definitions": definitions}
             variants[method] = _Variant(
-                method, Draft7Validator(schema), params_ref.rsplit("/", 1)[-1] or None
+                method, Checker(schema), params_ref.rsplit("/", 1)[-1] or None
             )
         return variants
 
@@ -110,13 +138,13 @@ class MessageValidator:
                 )
             ]
         body = {k: v for k, v in message.items() if k != "jsonrpc"}
-        return _errors(variant.validator, body, kind, str(method))
+        return _errors(variant.checker, body, kind, str(method))
 
     def _check_response(
         self, kind: str, message: dict[str, Any], method: str | None
     ) -> list[Violation]:
         if "error" in message:
-            return _errors(self._error_validator, message["error"], kind, method, prefix="error")
+            return _errors(self._error_checker, message["error"], kind, method, prefix="error")
         if method is None:
             return [
                 Violation(
@@ -124,22 +152,22 @@ class MessageValidator:
                 )
             ]
         request_kind = "client request" if kind == "server response" else "server request"
-        validator = self._response_validator(request_kind, method)
-        if validator is None:
+        checker = self._response_checker(request_kind, method)
+        if checker is None:
             return []  # this version publishes no response type for the method
-        return _errors(validator, message.get("result"), kind, method, prefix="result")
+        return _errors(checker, message.get("result"), kind, method, prefix="result")
 
     def has_response_schema(self, request_kind: str, method: str) -> bool:
-        return self._response_validator(request_kind, method) is not None
+        return self._response_checker(request_kind, method) is not None
 
-    def _response_validator(self, request_kind: str, method: str) -> Draft7Validator | None:
+    def _response_checker(self, request_kind: str, method: str) -> Checker | None:
         variant = self._variants[request_kind].get(method)
         names = [_camel(method) + "Response"]
         if variant is not None and variant.params_type and variant.params_type.endswith("Params"):
             names.insert(0, variant.params_type.removesuffix("Params") + "Response")
         for name in names:
             if (path := _find_schema_file(self.schema_dir, name)) is not None:
-                return _file_validator(path)
+                return _file_checker(path)
         return None
 
 
@@ -156,16 +184,16 @@ def _find_schema_file(schema_dir: Path, name: str) -> Path | None:
 
 
 @cache
-def _file_validator(path: Path) -> Draft7Validator:
-    return Draft7Validator(json.loads(path.read_text()))
+def _file_checker(path: Path) -> Checker:
+    return Checker(json.loads(path.read_text()))
 
 
 def _errors(
-    validator: Draft7Validator, instance: Any, kind: str, method: str | None, prefix: str = ""
+    checker: Checker, instance: Any, kind: str, method: str | None, prefix: str = ""
 ) -> list[Violation]:
     found = []
     for error in sorted(
-        validator.iter_errors(instance), key=lambda e: list(map(str, e.absolute_path))
+        checker.violations(instance), key=lambda e: list(map(str, e.absolute_path))
     ):
         parts = [prefix] if prefix else []
         parts += [str(p) for p in error.absolute_path]
