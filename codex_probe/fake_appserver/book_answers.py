@@ -24,16 +24,18 @@ from codex_probe.fake_appserver.book_echoes import (
 )
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
-    cells_of_sent_values,
-    effects,
     fill,
-    full_answered,
     gated_refusal,
-    ignores_value,
-    minimal_answer,
     refused_for_its_values,
     same_params_cell,
     unknown_turn_cell,
+)
+from codex_probe.fake_appserver.book_values import (
+    cells_of_sent_values,
+    effects,
+    full_answered,
+    ignores_value,
+    minimal_answer,
 )
 from codex_probe.fake_appserver.request_check import refusal_of
 from codex_probe.fake_appserver.store import ThreadStore

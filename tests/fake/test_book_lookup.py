@@ -8,13 +8,13 @@ from typing import Any
 
 from codex_probe.fake_appserver.book_lookup import (
     answering_cell,
-    effects,
     fill,
     gated_refusal,
     matches,
     refused_for_its_values,
     same_params_cell,
 )
+from codex_probe.fake_appserver.book_values import effects
 from codex_probe.fake_appserver.thread_states import ThreadStates
 from codex_probe.probes.releases.learn.book import learn_book
 from tests.fake.book_fixtures import cell, record
