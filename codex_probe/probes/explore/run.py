@@ -185,7 +185,8 @@ async def _run_state(
     """A state's cells: those on its own thread, then each on a copy; a copy serves the
     next cell too while the calls on it are refused (a refusal leaves the thread as it
     was), but for one that ended its held turn (0.171.0 refuses a thread/revert to a turn
-    nobody has in flight, and interrupts the turn). In flight, one turn is held at a
+    nobody has in flight, and interrupts the turn) or said anything of the thread
+    (`_changed_by_refusal`). In flight, one turn is held at a
     time: the base's is let go before the first copy holds its own (the wiretap lets
     every held answer go at once)."""
     if state not in states:
@@ -212,16 +213,24 @@ async def _run_state(
             cell = _approval_params(cell)
         record = await lane.run_cell(cell, copy)
         done[index] = record
-        # A new thread's copy serves one call: a read that is refused may still have
-        # written its rollout (thread/read with its turns, measured on 0.167.2).
-        if record.outcome != "refused" or cell.kind == "approval" or state == NEW:
-            await lane.let_go(copy)
-            copy = None
-        elif copy.held and lane.held_turn_ended(copy):
+        if record.outcome == "refused" and copy.held and lane.held_turn_ended(copy):
             lane.release(copy)  # the wiretap may still hold the ended turn's answer
+            copy = None
+        elif record.outcome != "refused" or _changed_by_refusal(cell, record, state):
+            await lane.let_go(copy)
             copy = None
     if copy is not None:
         await lane.let_go(copy)
+
+
+def _changed_by_refusal(cell: Cell, record: CellRecord, state: str) -> bool:
+    """Whether a refused call may have left its copy other than it was, so that the next
+    call gets a new one: codex said something of the thread (0.150.0 refuses a
+    thread/rollback in flight and sets the thread's status to `systemError`: the next call
+    on that copy saw another thread than its state's), or a new thread's read (a read that
+    is refused may still have written the rollout: thread/read with its turns, measured on
+    0.167.2), or an approval's turn."""
+    return bool(record.notifications) or state == NEW or cell.kind == "approval"
 
 
 def _waits_apart(cell: Cell) -> bool:

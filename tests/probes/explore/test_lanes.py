@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.explore.plan import Cell, Plan, make_plan
-from codex_probe.probes.explore.run import THREAD_LANES, _waits_apart, share_out
-from codex_probe.probes.explore.states import IN_FLIGHT, NONE, THREAD_STATES
+from codex_probe.probes.explore.record import CellRecord
+from codex_probe.probes.explore.run import (
+    THREAD_LANES,
+    _changed_by_refusal,
+    _waits_apart,
+    share_out,
+)
+from codex_probe.probes.explore.states import IN_FLIGHT, NEW, NONE, THREAD_STATES
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +56,18 @@ def test_only_writes_that_may_wait_long_leave_the_none_lane(plan: Plan) -> None:
     # A login waits long too, but the account's calls keep their order on one lane.
     assert "account/login/start" not in apart
     assert "thread/start" not in apart
+
+
+def refused(notifications: list[dict[str, Any]]) -> CellRecord:
+    return CellRecord(
+        "thread/rollback", IN_FLIGHT, "full", "valid", {}, outcome="refused",
+        notifications=notifications,
+    )  # fmt: skip
+
+
+def test_a_refusal_codex_said_something_of_the_thread_after_gets_the_next_call_a_new_copy() -> None:
+    cell = Cell("thread/rollback", IN_FLIGHT, "full", {}, on_copy=True)
+    said = [{"method": "thread/status/changed", "params": {"status": {"type": "systemError"}}}]
+    assert _changed_by_refusal(cell, refused(said), IN_FLIGHT)
+    assert not _changed_by_refusal(cell, refused([]), IN_FLIGHT)
+    assert _changed_by_refusal(cell, refused([]), NEW)

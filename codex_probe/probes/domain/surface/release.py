@@ -55,8 +55,9 @@ from codex_probe.probes.domain.surface.wire import (
 # is refused in one line). 1 is the first landed form, with every mask of 2026-12-02; 2
 # adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`); 3 adds
 # the exploration aspect; 4 adds the exploration's state `new` and masks the time in a
-# rollout file's name.
-FORMAT = 4
+# rollout file's name; 5: a copy a refused call made codex say something of serves no
+# further call (what a cell records changed, so does the format: explore/run.py).
+FORMAT = 5
 ASPECTS = (
     "initialize",
     "notifications",
