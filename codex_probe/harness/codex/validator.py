@@ -68,14 +68,20 @@ class Checker:
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
         self._fast: jsonschema_rs.Draft7Validator | None = None
+        self._fast_refused = False
         self._full: Draft7Validator | None = None
 
     def violations(self, instance: Any) -> list[ValidationError]:
         """jsonschema's errors of `instance`, none when the fast validator finds it valid."""
-        if self._fast is None:
-            # Formats unchecked, as jsonschema's Draft7Validator leaves them by default.
-            self._fast = jsonschema_rs.Draft7Validator(self.schema, validate_formats=False)
-        if self._fast.is_valid(instance):
+        if self._fast is None and not self._fast_refused:
+            try:
+                # Formats unchecked, as jsonschema's Draft7Validator leaves them by default.
+                self._fast = jsonschema_rs.Draft7Validator(self.schema, validate_formats=False)
+            except ValueError:
+                # A schema it will not compile (a release's pattern it cannot read): the
+                # slow validator alone, as before there was a fast one.
+                self._fast_refused = True
+        if self._fast is not None and self._fast.is_valid(instance):
             return []
         if self._full is None:
             self._full = Draft7Validator(self.schema)
