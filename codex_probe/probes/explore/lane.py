@@ -51,6 +51,12 @@ from codex_probe.rig.wiretap import Wiretap
 # A call codex has not answered by then is unanswered (0.120.0 never answers a turn/interrupt
 # of a turn that has ended: measured, 8 cells of 724).
 CALL_DEADLINE_S = 10.0
+# A method a lane has seen go unanswered on a thread with no turn held: its later calls on
+# such a thread are unanswered after this long (0.120.0 to 0.125.0 leave 15 turn/interrupt
+# calls of a thread with no turn in flight unanswered, 150 s of waiting at 10 s each; codex
+# answers one it answers at all in milliseconds). A thread with a held turn keeps the full
+# deadline: an interrupt there is answered when the turn has ended.
+UNANSWERED_AGAIN_S = 2.0
 TURN_START_DEADLINE_S = 10.0
 TURN_DEADLINE_S = 30.0
 # A method no release has: codex refuses it as it reads it (the fence, see the module).
@@ -165,6 +171,8 @@ class Lane:
     # Methods whose minimal call's awaited notification did not come (AWAITS): their
     # `with FIELD` calls wait for it briefly (an import of no items never completes).
     unheard_after_minimal: set[str] = field(default_factory=set)
+    # Methods that went unanswered here on a thread with no turn held (UNANSWERED_AGAIN_S).
+    unanswered: set[str] = field(default_factory=set)
     # Whether the release warns of a thread loaded with a `config` it does not know (None:
     # not yet asked on this lane): only a release that does is waited on for it.
     warns_of_config: bool | None = None
@@ -266,15 +274,21 @@ class Lane:
         session.client.drain_notifications()
         mark = len(session.transcript.entries)
         asked = len(self.outbound.asked)
+        turnless = subject is None or not subject.held
+        deadline = CALL_DEADLINE_S
+        if turnless and method in self.unanswered:
+            deadline = UNANSWERED_AGAIN_S
         try:
-            record.result = await session.request(method, params, timeout=CALL_DEADLINE_S)
+            record.result = await session.request(method, params, timeout=deadline)
             record.outcome = "answered"
         except ServerError as error:
             record.outcome = "refused"
             record.error = {"code": error.code, "message": error.message, "data": error.data}
         except RequestTimeout:
             record.outcome = "unanswered"
-            self.surprise(f"no answer within {CALL_DEADLINE_S:.0f} s", cell)
+            self.surprise(f"no answer within {deadline:.0f} s", cell)
+            if turnless:
+                self.unanswered.add(method)
         subjects = {subject.thread} if subject else set()
         subjects |= _threads_named(record.result)
         if subject is not None:

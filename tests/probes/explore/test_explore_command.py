@@ -68,6 +68,16 @@ def test_a_request_left_unanswered_is_a_surprise_with_the_command_that_replays_i
     )
 
 
+def test_a_method_left_unanswered_once_waits_less_on_the_lanes_next_thread_without_a_turn() -> None:
+    again = "turn/interrupt idle full"
+    done = codex_probe(
+        "explore", "--codex", SPEC_CODEX_VERSION, "--cell", HANG, "--cell", again, "--walks", "0"
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"- {HANG}: no answer within 10 s" in done.stdout
+    assert f"- {again}: no answer within 2 s" in done.stdout
+
+
 def test_one_cell_of_a_state_reached_by_another_method_is_reached(
     default_codex: Installation,
 ) -> None:
