@@ -123,5 +123,5 @@ def _places(value: Any) -> Any:
 def test_a_schema_the_fast_validator_will_not_compile_is_checked_by_jsonschema_alone() -> None:
     checker = Checker({"type": "string", "pattern": r"a\Z"})  # Python's regex, not Rust's
     assert checker.violations("xa") == []
-    assert [e.validator for e in checker.violations("ab")] == ["pattern"]
-    assert [e.validator for e in checker.violations(42)] == ["type"]
+    assert [str(e.validator) for e in checker.violations("ab")] == ["pattern"]
+    assert [str(e.validator) for e in checker.violations(42)] == ["type"]
