@@ -26,6 +26,7 @@ from typing import Any
 
 from codex_probe.fake_appserver.answer_book import WITH
 from codex_probe.harness.codex.validator import MessageValidator
+from codex_probe.harness.jsonrpc.client import NotificationPredicate
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeout, ServerError
 from codex_probe.harness.jsonrpc.framing import Notification
 from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
@@ -42,6 +43,7 @@ from codex_probe.probes.explore.states import (
     Replies,
     Subject,
 )
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.rig.answers import DEFAULT_ANSWERS
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
@@ -51,12 +53,6 @@ from codex_probe.rig.wiretap import Wiretap
 # A call codex has not answered by then is unanswered (0.120.0 never answers a turn/interrupt
 # of a turn that has ended: measured, 8 cells of 724).
 CALL_DEADLINE_S = 10.0
-# A method a lane has seen go unanswered on a thread with no turn held: its later calls on
-# such a thread are unanswered after this long (0.120.0 to 0.125.0 leave 15 turn/interrupt
-# calls of a thread with no turn in flight unanswered, 150 s of waiting at 10 s each; codex
-# answers one it answers at all in milliseconds). A thread with a held turn keeps the full
-# deadline: an interrupt there is answered when the turn has ended.
-UNANSWERED_AGAIN_S = 2.0
 TURN_START_DEADLINE_S = 10.0
 TURN_DEADLINE_S = 30.0
 # A method no release has: codex refuses it as it reads it (the fence, see the module).
@@ -171,8 +167,10 @@ class Lane:
     # Methods whose minimal call's awaited notification did not come (AWAITS): their
     # `with FIELD` calls wait for it briefly (an import of no items never completes).
     unheard_after_minimal: set[str] = field(default_factory=set)
-    # Methods that went unanswered here on a thread with no turn held (UNANSWERED_AGAIN_S).
-    unanswered: set[str] = field(default_factory=set)
+    # Methods that went unanswered on a thread with no turn held, learnt by any lane of the
+    # exploration (unanswered.py). A thread with a held turn keeps the full deadline: an
+    # interrupt there is answered when the turn has ended.
+    unanswered: Unanswered = field(default_factory=Unanswered)
     # Whether the release warns of a thread loaded with a `config` it does not know (None:
     # not yet asked on this lane): only a release that does is waited on for it.
     warns_of_config: bool | None = None
@@ -275,18 +273,22 @@ class Lane:
         mark = len(session.transcript.entries)
         asked = len(self.outbound.asked)
         turnless = subject is None or not subject.held
-        deadline = CALL_DEADLINE_S
-        if turnless and method in self.unanswered:
-            deadline = UNANSWERED_AGAIN_S
+
+        async def request(deadline: float) -> Any:
+            return await session.request(method, params, timeout=deadline)
+
         try:
-            record.result = await session.request(method, params, timeout=deadline)
+            if turnless:
+                record.result = await self.unanswered.ask(method, request, CALL_DEADLINE_S)
+            else:
+                record.result = await request(CALL_DEADLINE_S)
             record.outcome = "answered"
         except ServerError as error:
             record.outcome = "refused"
             record.error = {"code": error.code, "message": error.message, "data": error.data}
-        except RequestTimeout:
+        except RequestTimeout as timeout:
             record.outcome = "unanswered"
-            self.surprise(f"no answer within {deadline:.0f} s", cell)
+            self.surprise(f"no answer within {timeout.elapsed:.0f} s", cell)
             if turnless:
                 self.unanswered.add(method)
         subjects = {subject.thread} if subject else set()
@@ -342,8 +344,9 @@ class Lane:
                         self.release(subject)
                     try:
                         if cell.method not in UNHEARD:
-                            await self._quiet(subject.thread, mark, held=1)
-                            if _queues_a_turn(cell, record, subject):
+                            await self._quiet({subject.thread}, mark, held=1)
+                            said = self._said_since(mark)
+                            if _queues_a_turn(cell, record, subject, said):
                                 await self._next_turn(subject, mark)
                     finally:
                         # Let go, even where a wait above ran out: let_go would wait
@@ -354,42 +357,54 @@ class Lane:
             starts = cell.method in STARTS_TURN or cell.kind == "approval"
             if not answered or not starts:
                 return
-            if await self._first_of(("turn/started", "error"), subject.thread) == "error":
+            # A detached review runs its turn on a thread of its own, which its answer names
+            # (0.140.0: waited for on the call's thread, 10 s for a turn that ran elsewhere).
+            threads = {subject.thread} | _threads_named(record.result)
+            if await self._first_of(("turn/started", "error"), threads) == "error":
                 return  # the work failed before any turn (a review of a folder without git)
-            await self._quiet(subject.thread, mark)
+            await self._quiet(threads, mark)
         except NotificationTimeout as timeout:
             deadline = TURN_START_DEADLINE_S if timeout.method != "turn/completed" else None
             record.unsettled = f"{timeout.method} did not come within " + (
                 f"{deadline:.0f} s" if deadline is not None else f"{TURN_DEADLINE_S:.0f} s"
             )
 
-    async def _first_of(self, methods: tuple[str, ...], thread: str) -> str:
-        """Which of `methods` about `thread` came first (within TURN_START_DEADLINE_S)."""
+    async def _first_of(self, methods: tuple[str, ...], threads: set[str]) -> str:
+        """Which of `methods` about one of `threads` came first (within
+        TURN_START_DEADLINE_S)."""
+        wanted = {method: _about(threads) for method in methods}
+        return await self._next_of(wanted, TURN_START_DEADLINE_S)
+
+    async def _next_of(self, wanted: dict[str, NotificationPredicate], timeout: float) -> str:
+        """Which of the notifications `wanted` (method -> what it must be) is buffered or
+        comes first, within `timeout` (else NotificationTimeout, of the first method)."""
         assert self.session is not None
         client = self.session.client
         waits = {
             asyncio.ensure_future(
-                client.wait_for_notification(
-                    method,
-                    lambda n: thread_of(n) == thread,
-                    timeout=TURN_START_DEADLINE_S,
-                    consume=False,
-                )
+                client.wait_for_notification(method, matches, timeout=timeout, consume=False)
             ): method
-            for method in methods
+            for method, matches in wanted.items()
         }
         try:
             done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             for finished in done:
                 if finished.exception() is None:
                     return waits[finished]
-            raise NotificationTimeout(
-                method=methods[0], elapsed=TURN_START_DEADLINE_S, stderr_tail=""
-            )
+            raise NotificationTimeout(method=next(iter(wanted)), elapsed=timeout, stderr_tail="")
         finally:
             for wait in waits:
                 wait.cancel()
             await asyncio.gather(*waits, return_exceptions=True)
+
+    def _said_since(self, mark: int) -> list[dict[str, Any]]:
+        """What codex sent since transcript entry `mark`."""
+        assert self.session is not None
+        return [
+            e.message
+            for e in self.session.transcript.entries[mark:]
+            if e.direction == "recv" and isinstance(e.message, dict)
+        ]
 
     async def _next_turn(self, subject: Subject, mark: int) -> None:
         """The turn a call queued behind the held one, started and completed."""
@@ -401,39 +416,46 @@ class Lane:
             timeout=TURN_START_DEADLINE_S,
             consume=False,
         )
-        await self._quiet(subject.thread, mark, held=1)
+        await self._quiet({subject.thread}, mark, held=1)
 
-    async def _quiet(self, thread: str, mark: int, held: int = 0) -> None:
-        """Until `thread` has as many turn/completed since `mark` as turn/started, plus
-        `held` (within TURN_DEADLINE_S in all)."""
+    async def _quiet(self, threads: set[str], mark: int, held: int = 0) -> None:
+        """Until `threads` have as many turn/completed since `mark` as turn/started, plus
+        `held`, or one of them was unloaded (within TURN_DEADLINE_S in all)."""
         try:
             async with asyncio.timeout(TURN_DEADLINE_S):
-                await self._count_to_quiet(thread, mark, held)
+                await self._count_to_quiet(threads, mark, held)
         except TimeoutError:
             raise NotificationTimeout(
                 method="turn/completed", elapsed=TURN_DEADLINE_S, stderr_tail=""
             ) from None
 
-    async def _count_to_quiet(self, thread: str, mark: int, held: int) -> None:
-        assert self.session is not None
-        session = self.session
+    async def _count_to_quiet(self, threads: set[str], mark: int, held: int) -> None:
         while True:
-            said = [
-                e.message
-                for e in session.transcript.entries[mark:]
-                if e.direction == "recv" and isinstance(e.message, dict)
-            ]
-            started = sum(1 for m in said if _turn_event(m, "turn/started", thread))
-            completed = sum(1 for m in said if _turn_event(m, "turn/completed", thread))
+            said = self._said_since(mark)
+            # An unloaded thread completes no turn after it: codex ends a held turn before it
+            # unloads its thread, or drops it (0.120.0 to 0.131.0, archived in flight: then
+            # a wait for its turn/completed ran out, 30 s a cell).
+            if any(_unloads(message, threads) for message in said):
+                return
+            started = sum(1 for m in said if _turn_event(m, "turn/started", threads))
+            completed = sum(1 for m in said if _turn_event(m, "turn/completed", threads))
             if completed >= started + held:
                 return
 
-            def another(note: Notification, seen: int = completed) -> bool:
-                return thread_of(note) == thread and _completions(session, mark, thread) > seen
+            def another(note: Notification, seen: int = completed, mark: int = mark) -> bool:
+                return thread_of(note) in threads and self._completions(mark, threads) > seen
 
-            await session.client.wait_for_notification(
-                "turn/completed", another, timeout=TURN_DEADLINE_S, consume=False
+            await self._next_of(
+                {
+                    "turn/completed": another,
+                    "thread/status/changed": _unloaded_status(threads),
+                    "thread/closed": _unloaded_status(threads),
+                },
+                TURN_DEADLINE_S,
             )
+
+    def _completions(self, mark: int, threads: set[str]) -> int:
+        return sum(1 for m in self._said_since(mark) if _turn_event(m, "turn/completed", threads))
 
     async def _awaited(self, cell: Cell, threads: set[str], record: CellRecord) -> None:
         """The notification that ends what the cell's call set going after its answer
@@ -612,37 +634,70 @@ class Lane:
         self.surprises.append(Surprise(what, key, (*steps, call), self.reproduce(key)))
 
 
-def _queues_a_turn(cell: Cell, record: CellRecord, subject: Subject) -> bool:
+def _queues_a_turn(
+    cell: Cell, record: CellRecord, subject: Subject, said: list[dict[str, Any]]
+) -> bool:
     """Whether a call answered in flight starts a turn of its own after the held one: a
     compaction does (0.171.0 runs it once the held turn ends), a turn/start whose answer
-    names another turn than the held one does (one that names the held turn added its
-    input to it)."""
+    names another turn than the held one does, unless its input went into the held turn
+    (0.140.0 answers with a turn of a new id and adds the input to the held turn, as a
+    turn/start whose answer names the held turn does on 0.171.0: no turn of its own came
+    in 10 s, 2 of 2)."""
     if cell.method == "thread/compact/start":
         return True
     if cell.method == "turn/start" and isinstance(record.result, dict):
         turn = record.result.get("turn")
-        return isinstance(turn, dict) and turn.get("id") not in (None, subject.held)
+        if not isinstance(turn, dict) or turn.get("id") in (None, subject.held):
+            return False
+        return not any(_input_of_turn(message, subject.thread, subject.held) for message in said)
     return False
 
 
-def _turn_event(message: dict[str, Any], method: str, thread: str) -> bool:
+def _input_of_turn(message: dict[str, Any], thread: str, turn: str | None) -> bool:
+    """Whether `message` announces a user's input as an item of `turn` of `thread`."""
+    params = message.get("params")
+    if message.get("method") != "item/started" or not isinstance(params, dict):
+        return False
+    item = params.get("item")
+    return (
+        params.get("threadId") == thread
+        and params.get("turnId") == turn
+        and isinstance(item, dict)
+        and item.get("type") == "userMessage"
+    )
+
+
+def _turn_event(message: dict[str, Any], method: str, threads: set[str]) -> bool:
     params = message.get("params")
     return (
         message.get("method") == method
         and "id" not in message
         and isinstance(params, dict)
-        and params.get("threadId") == thread
+        and params.get("threadId") in threads
     )
 
 
-def _completions(session: Session, mark: int, thread: str) -> int:
-    return sum(
-        1
-        for e in session.transcript.entries[mark:]
-        if e.direction == "recv"
-        and isinstance(e.message, dict)
-        and _turn_event(e.message, "turn/completed", thread)
+def _unloads(message: dict[str, Any], threads: set[str]) -> bool:
+    """Whether `message` says one of `threads` is no longer loaded."""
+    params = message.get("params")
+    if "id" in message or not isinstance(params, dict) or params.get("threadId") not in threads:
+        return False
+    if message.get("method") == "thread/closed":
+        return True
+    status = params.get("status")
+    return (
+        message.get("method") == "thread/status/changed"
+        and isinstance(status, dict)
+        and status.get("type") == "notLoaded"
     )
+
+
+def _unloaded_status(threads: set[str]) -> NotificationPredicate:
+    return lambda note: _unloads({"method": note.method, "params": note.params}, threads)
+
+
+def _about(threads: set[str]) -> NotificationPredicate:
+    return lambda note: thread_of(note) in threads
 
 
 def _loads_with_config(cell: Cell, params: Any) -> bool:

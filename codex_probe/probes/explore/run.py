@@ -50,6 +50,7 @@ from codex_probe.probes.explore.states import (
     Subject,
     ThreadLab,
 )
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.explore.walks import DEFAULT_STEPS, WalkResult, draw, walk
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.wiretap import Wiretap
@@ -291,9 +292,18 @@ async def explore(
         for outbound in outbounds:  # one per lane: a cell's outbound requests are its lane's
             await stack.enter_async_context(outbound)
 
+        unanswered = Unanswered()  # what one lane learns goes unanswered, every lane knows
+
         def lane(name: str, outbound: Outbound) -> Lane:
             return Lane(
-                name, backend, outbound, validator, reproduce, on_cell=on_cell, on_end=on_lane
+                name,
+                backend,
+                outbound,
+                validator,
+                reproduce,
+                unanswered=unanswered,
+                on_cell=on_cell,
+                on_end=on_lane,
             )
 
         none_lane = lane("none", outbounds[0])

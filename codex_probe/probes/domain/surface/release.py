@@ -56,8 +56,10 @@ from codex_probe.probes.domain.surface.wire import (
 # adds each request's answer to the schema aspect (`{"params": ..., "result": ...}`); 3 adds
 # the exploration aspect; 4 adds the exploration's state `new` and masks the time in a
 # rollout file's name; 5: a copy a refused call made codex say something of serves no
-# further call (what a cell records changed, so does the format: explore/run.py).
-FORMAT = 5
+# further call (what a cell records changed, so does the format: explore/run.py); 6: a
+# call waits for the turns it started where they run (a detached review's thread) and no
+# longer for a thread codex unloaded or a turn its input went into (explore/lane.py).
+FORMAT = 6
 ASPECTS = (
     "initialize",
     "notifications",
