@@ -153,7 +153,7 @@ def test_the_default_release_probed_twice_shows_no_difference_and_is_kept(
 ) -> None:
     version = default_codex.version
     done = codex_probe("diff", "--from", version, "--to", version, "--json", timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.returncode == 0, _what_differed(done.stdout) + done.stderr[-3000:]
     assert json.loads(done.stdout)["changes"] == []
     assert done.stderr.count(f"codex-cli {version}: surface sha256:") == 2
     kept = tmp_path / "surface.json"
@@ -188,3 +188,19 @@ def test_a_history_that_records_both_releases_answers_without_probing(tmp_path: 
         f"codex-cli {v}: surface read from {folder / 'releases' / v / 'surface.json'}"
         for v in (BEFORE, MOVED)
     ]
+
+
+def _what_differed(stdout: str) -> str:
+    """Each differing key and where inside it the two probes differ (a failure under load
+    printed only the tail of a long diff once, and which field differed was lost)."""
+    try:
+        changes = json.loads(stdout)["changes"]
+    except (ValueError, KeyError, TypeError):
+        return stdout[-3000:]
+    return "\n".join(
+        f"{change['aspect']} {change['key']}: "
+        + "; ".join(
+            f"{d.get('where')}: {d.get('before')} -> {d.get('after')}" for d in change["details"]
+        )
+        for change in changes
+    )
