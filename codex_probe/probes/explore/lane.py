@@ -43,7 +43,7 @@ from codex_probe.probes.explore.states import (
     Replies,
     Subject,
 )
-from codex_probe.probes.explore.unanswered import Unanswered
+from codex_probe.probes.explore.unanswered import UNANSWERED_AGAIN_S, Unanswered
 from codex_probe.rig.answers import DEFAULT_ANSWERS
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
@@ -288,7 +288,9 @@ class Lane:
             record.error = {"code": error.code, "message": error.message, "data": error.data}
         except RequestTimeout as timeout:
             record.outcome = "unanswered"
-            self.surprise(f"no answer within {timeout.elapsed:.0f} s", cell)
+            # The deadline that applied, not the time taken (a late timer on a loaded machine).
+            applied = CALL_DEADLINE_S if timeout.elapsed >= CALL_DEADLINE_S else UNANSWERED_AGAIN_S
+            self.surprise(f"no answer within {applied:.0f} s", cell)
             if turnless:
                 self.unanswered.add(method)
         subjects = {subject.thread} if subject else set()
