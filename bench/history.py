@@ -10,8 +10,9 @@ warm npm cache pays). Per release it prints what history.json records: the secon
 waiting for that release's install to its last finding (the next release installs in the
 background meanwhile) and the phases of the probe (real scenarios, learning the fake's
 profile, the fake's scenarios). It samples the size of the cache the whole time and
-prints its peak. The target is the whole history from 0.120.0 to the latest release in 20
-minutes on this machine: the bench projects the measured wall per release over that range
+prints its peak, and the CPU seconds of the history's processes (against what the cores
+could give a release within the target). The target is the whole history from 0.120.0 to
+the latest release in 20 minutes on this machine: the bench projects the measured wall per release over that range
 and prints the ratio. The user's own cache is not touched.
 """
 
@@ -21,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -69,6 +71,13 @@ class PeakSize:
         self.peak = max(self.peak, tree_size(self.folder))
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's children that were waited for: the
+    history command and every process it waited for in turn (codex, the fakes, npm)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--from", dest="first", default="0.140.0")
@@ -100,9 +109,9 @@ def main() -> None:
         env = {**os.environ, CACHE_ENV: str(timed_cache)}
         timed_cache.mkdir()
         with PeakSize(timed_cache) as size:
-            started = time.monotonic()
+            started, cpu_before = time.monotonic(), _children_cpu()
             done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-            wall = time.monotonic() - started
+            wall, cpu = time.monotonic() - started, _children_cpu() - cpu_before
         if done.returncode not in (0, 3):
             sys.exit(f"bench/history.py: history exited {done.returncode}: {done.stderr[-2000:]}")
         history = json.loads((out / "history.json").read_text())
@@ -125,6 +134,7 @@ def main() -> None:
     # probed ones in the rate (and the whole range at that rate), so nothing is flattered.
     probed = [row for row in rows if not row["unavailable"]]
     per_release = wall / max(1, len(probed))
+    cpu_per_release = cpu / max(1, len(probed))
     projected = per_release * len(whole)
     report: dict[str, Any] = {
         "machine": f"{platform.machine()} {os.cpu_count()} cpus, Python "
@@ -135,6 +145,11 @@ def main() -> None:
         "not_installable": [row["version"] for row in rows if row["unavailable"]],
         "at_once": args.at_once,
         "per_release_s": round(per_release, 2),
+        "cpu_s": round(cpu, 1),
+        "cpu_per_release_s": round(cpu_per_release, 2),
+        # What the cores could give a release within the target, all of them busy all the time.
+        "cpu_budget_per_release_s": round(TARGET_S * (os.cpu_count() or 1) / len(whole), 2),
+        "busy_cores": round(cpu / wall, 2),
         "median_release_s": statistics.median(r["seconds"] for r in probed or rows),
         "peak_cache_gb": round(size.peak / GB, 2),
         "history_releases": len(whole),
@@ -157,6 +172,11 @@ def main() -> None:
         f"{len(rows)} releases in {wall:.1f} s: {per_release:.1f} s per probed release "
         f"(median {report['median_release_s']} s); peak cache {report['peak_cache_gb']} GB; "
         f"on {report['machine']}"
+    )
+    print(
+        f"CPU {cpu:.0f} s: {cpu_per_release:.1f} s per probed release (all cores busy the whole "
+        f"time within the target: {report['cpu_budget_per_release_s']} s); "
+        f"{report['busy_cores']} cores busy on average"
     )
     print(
         f"whole history {SPEC_CODEX_VERSION}..{whole[-1]} ({len(whole)} releases): projected "
