@@ -12,8 +12,8 @@ background meanwhile) and the phases of the probe (real scenarios, learning the 
 profile, the fake's scenarios). It samples the size of the cache the whole time and
 prints its peak, and the CPU seconds of the history's processes (against what the cores
 could give a release within the target). The target is the whole history from 0.120.0 to
-the latest release in 20 minutes on this machine: the bench projects the measured wall per release over that range
-and prints the ratio. The user's own cache is not touched.
+the latest release in 20 minutes on this machine: the bench projects the measured wall per
+release over that range and prints the ratio. The user's own cache is not touched.
 """
 
 from __future__ import annotations
