@@ -143,7 +143,8 @@ class IsolatedHome:
     def env(self, path: str | None = None) -> dict[str, str]:
         """The whole environment for codex: built from nothing, never from os.environ.
 
-        Only PATH is taken from the caller (codex's npm launcher needs `node`):
+        Only PATH is taken from the caller (codex runs the shell's tools, and its npm
+        launcher, where it is used, `node`: harness/codex/direct_launch.py):
         `harness.child_env.CODEX`.
         """
         env = child_env(

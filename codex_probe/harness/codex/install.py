@@ -11,12 +11,13 @@ from __future__ import annotations
 import contextlib
 import platform
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from codex_probe.harness import child_env
 from codex_probe.harness.codex import in_use, npm
 from codex_probe.harness.codex.cache import install_once, is_installed, versions_dir
+from codex_probe.harness.codex.direct_launch import direct_binary, launcher_error
 from codex_probe.harness.codex.versions import (
     LATEST,
     NPM_PACKAGE,
@@ -83,7 +84,9 @@ def installed(version: str, root: Path | None = None) -> Installation | None:
         return None  # checked first: no lock file for a version that is not there
     in_use.hold(versions, version)
     # Checked again under the hold: a prune may have removed it just before.
-    return mark_used(candidate) if is_installed(candidate.root, BINARY_RELATIVE) else None
+    if not is_installed(candidate.root, BINARY_RELATIVE):
+        return None
+    return _handed_out(candidate)
 
 
 def mark_used(installation: Installation) -> Installation:
@@ -131,7 +134,15 @@ def install(version: str, root: Path | None = None) -> Installation:
             f"codex-cli {concrete} cannot be installed into the cache: {where}: "
             f"{error.strerror or error}"
         ) from None
-    return mark_used(Installation(concrete, root_dir))
+    return _handed_out(Installation(concrete, root_dir))
+
+
+def _handed_out(installation: Installation) -> Installation:
+    """`installation` as callers get it: marked used, and started without node where its
+    npm launcher can be stood in for (harness/codex/direct_launch.py)."""
+    started_by = direct_binary(installation.root, installation.binary)
+    relative = started_by.relative_to(installation.root)
+    return mark_used(replace(installation, binary_relative=relative))
 
 
 def _build(version: str, staging: Path, published: list[str]) -> None:
@@ -195,7 +206,7 @@ def run_codex_tool(
 ) -> subprocess.CompletedProcess[str]:
     """Run a one-shot codex subcommand in a throwaway home, never the user's ~/.codex."""
     with temporary_folder("tool") as home:
-        # The npm shim runs node; codex itself needs nothing else from the caller.
+        # PATH: codex runs the shell's tools (the npm launcher, where it is the binary, node).
         own = {"PATH": child_env.search_path(), "HOME": str(home), "CODEX_HOME": str(home)}
         env = child_env.child_env(child_env.CODEX, own)
         try:
@@ -213,13 +224,6 @@ def run_codex_tool(
             raise InstallError(f"`{binary} {' '.join(args)}` failed: {error}") from None
     if done.returncode != 0:
         raise InstallError(
-            f"`{binary} {' '.join(args)}` exited {done.returncode}: {_reason(done.stderr)}"
+            f"`{binary} {' '.join(args)}` exited {done.returncode}: {launcher_error(done.stderr)}"
         )
     return done
-
-
-def _reason(stderr: str) -> str:
-    """The line that says why (a node launcher prints `Error: ...` amid its stack)."""
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    said = next((line for line in lines if line.startswith("Error")), None)
-    return said or stderr.strip()[-500:] or "(no output)"

@@ -1,0 +1,125 @@
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codex_probe.harness.codex.direct_launch import SCRIPT, WHY, direct_binary
+from codex_probe.harness.codex.install import Installation, binary_version
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+# What the program the launchers start prints: its arguments and the variables it was given.
+PRINT = "import json, os, sys; print(json.dumps([sys.argv[1:], dict(os.environ)]))"
+SHOW = f"""#!/bin/sh
+exec {sys.executable} -I -S -c '{PRINT}' "$@"
+"""
+
+# A launcher shaped as codex-cli's: it adds variables, removes one a codex child is given,
+# puts a folder in front of PATH and hands on its arguments. What it starts is beside it.
+LAUNCHER = """#!/usr/bin/env node
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+const here = path.dirname(fileURLToPath(import.meta.url));
+const env = { ...process.env, MANAGED: "1", ROOT: here, PATH: `${here}/tools:${process.env.PATH}` };
+delete env.TZ;
+const child = spawn(path.join(here, "show"), process.argv.slice(2), { stdio: "inherit", env });
+child.on("exit", (code) => process.exit(code ?? 1));
+"""
+
+
+def _launcher(folder: Path, text: str = LAUNCHER) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "show").write_text(SHOW)
+    (folder / "show").chmod(0o755)
+    launcher = folder / "codex.mjs"
+    launcher.write_text(text)
+    launcher.chmod(0o755)
+    return launcher
+
+
+def _started(binary: Path, env: dict[str, str]) -> dict[str, object]:
+    done = subprocess.run(
+        [str(binary), "app-server", "--listen", "stdio://"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    args, env = json.loads(done.stdout)
+    return {"args": args, "env": env}
+
+
+@needs_node
+def test_the_script_starts_what_the_launcher_starts_with_the_same_arguments_and_environment(
+    tmp_path: Path,
+) -> None:
+    launcher = _launcher(tmp_path / "package")
+    script = direct_binary(tmp_path, launcher)
+    assert script == tmp_path / SCRIPT
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "TZ": "UTC", "KEPT": "y"}
+    by_node, by_script = _started(launcher, env), _started(script, env)
+    assert by_script["args"] == by_node["args"] == ["app-server", "--listen", "stdio://"]
+    for shown in (by_node["env"], by_script["env"]):
+        assert isinstance(shown, dict)
+        shown.pop("PWD", None)  # the shell's own
+        shown.pop("SHLVL", None)
+        shown.pop("_", None)
+    assert by_script["env"] == by_node["env"]
+    started_env = by_script["env"]
+    assert isinstance(started_env, dict)
+    assert "TZ" not in started_env and started_env["KEPT"] == "y"
+    assert started_env["PATH"] == f"{tmp_path / 'package'}/tools:{os.environ['PATH']}"
+
+
+@needs_node
+def test_a_launcher_that_changes_the_arguments_stays_the_binary_and_the_reason_is_kept(
+    tmp_path: Path,
+) -> None:
+    changes = LAUNCHER.replace("process.argv.slice(2)", '["app-server", "--extra"]')
+    launcher = _launcher(tmp_path / "package", changes)
+    assert direct_binary(tmp_path, launcher) == launcher
+    assert "changes the arguments" in (tmp_path / WHY).read_text()
+    assert not (tmp_path / SCRIPT).exists()
+    (tmp_path / "package" / "codex.mjs").write_text(LAUNCHER)  # not asked again
+    assert direct_binary(tmp_path, launcher) == launcher
+
+
+@needs_node
+def test_a_launcher_that_starts_nothing_stays_the_binary_with_what_it_said(
+    tmp_path: Path,
+) -> None:
+    launcher = _launcher(
+        tmp_path / "package", "#!/usr/bin/env node\nthrow new Error('no binary');\n"
+    )
+    assert direct_binary(tmp_path, launcher) == launcher
+    assert "without starting codex: Error: no binary" in (tmp_path / WHY).read_text()
+
+
+def test_a_launcher_that_is_not_a_node_script_is_the_binary_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    launcher = tmp_path / "codex"
+    launcher.write_text("#!/bin/sh\nexec true\n")
+    assert direct_binary(tmp_path, launcher) == launcher
+    assert not (tmp_path / "launch").exists()
+
+
+@pytest.mark.real
+def test_an_installed_release_starts_without_node_and_reports_its_version(
+    default_codex: Installation,
+) -> None:
+    assert default_codex.binary == default_codex.root / SCRIPT
+    text = default_codex.binary.read_text()
+    program = shlex.split(text.splitlines()[-1])[1]
+    assert Path(program).read_bytes()[:4] == b"\x7fELF"  # codex itself, not node
+    assert "CODEX_MANAGED_BY_NPM=1" in text
+    assert binary_version(default_codex.binary) == default_codex.version
