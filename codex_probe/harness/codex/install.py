@@ -106,6 +106,24 @@ def resolve_version(version: str) -> str:
     return version
 
 
+class _Registry:
+    """The registry's list of releases as this process last heard it. Installing a release
+    in it needs no new ask (half a CPU-second of node, once per release of a history; one
+    unpublished since fails in npm install, as a fault to retry). One not in it is asked for
+    again: it may have come out since."""
+
+    def __init__(self) -> None:
+        self.heard: list[str] = []
+
+    def published(self, version: str) -> list[str]:
+        if version not in self.heard:
+            self.heard = npm.published_versions()
+        return self.heard
+
+
+_REGISTRY = _Registry()
+
+
 def install(version: str, root: Path | None = None) -> Installation:
     """The installation of `version`, installing it from npm if it is not cached yet."""
     if checked_version_or_latest(version) != LATEST and (cached := installed(version, root)):
@@ -114,7 +132,7 @@ def install(version: str, root: Path | None = None) -> Installation:
     if cached := installed(concrete, root):
         return cached
     # Asked before any lock file is made: a version nobody published leaves nothing behind.
-    published = npm.published_versions()
+    published = _REGISTRY.published(concrete)
     if concrete not in published:
         raise UnknownVersionError(concrete, nearest_versions(concrete, published))
     # Held before it exists: a prune running while npm installs it must leave it be.
