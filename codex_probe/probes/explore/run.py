@@ -30,7 +30,7 @@ from codex_probe.harness.codex.validator import MessageValidator
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout, ServerError, TransportError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
-from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane, waits_long
+from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
 from codex_probe.probes.explore.outbound import Outbound
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan, none_group
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
@@ -51,6 +51,7 @@ from codex_probe.probes.explore.states import (
     ThreadLab,
 )
 from codex_probe.probes.explore.unanswered import Unanswered
+from codex_probe.probes.explore.waits import waits_long
 from codex_probe.probes.explore.walks import DEFAULT_STEPS, WalkResult, draw, walk
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.wiretap import Wiretap
@@ -214,7 +215,7 @@ async def _run_state(
             cell = _approval_params(cell)
         record = await lane.run_cell(cell, copy)
         done[index] = record
-        if record.outcome == "refused" and copy.held and lane.held_turn_ended(copy):
+        if record.outcome == "refused" and copy.held and lane.waits.held_turn_ended(copy):
             lane.release(copy)  # the wiretap may still hold the ended turn's answer
             copy = None
         elif record.outcome != "refused" or _changed_by_refusal(cell, record, state):

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from codex_probe.probes.explore.lane import _loads_with_config, _queues_a_turn, _unloads
 from codex_probe.probes.explore.plan import Cell
 from codex_probe.probes.explore.record import CellRecord
 from codex_probe.probes.explore.states import Subject
+from codex_probe.probes.explore.waits import _queues_a_turn, _unloads, loads_with_config
 
 CONFIG = {"threadId": "{{thread}}", "config": {"explore": "explore"}}
 
@@ -26,7 +26,7 @@ def cell(method: str, state: str, params: Any) -> Cell:
 def test_a_call_that_loads_a_thread_with_settings_of_its_own_waits_for_their_warning(
     method: str, state: str
 ) -> None:
-    assert _loads_with_config(cell(method, state, CONFIG), CONFIG)
+    assert loads_with_config(cell(method, state, CONFIG), CONFIG)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_a_call_that_loads_a_thread_with_settings_of_its_own_waits_for_their_war
 def test_a_call_that_loads_no_thread_or_brings_no_settings_does_not_wait(
     method: str, state: str, params: Any
 ) -> None:
-    assert not _loads_with_config(cell(method, state, params), params)
+    assert not loads_with_config(cell(method, state, params), params)
 
 
 HELD = Subject("thread-1", turn="held-turn", held="held-turn")
