@@ -104,6 +104,21 @@ def test_a_launcher_that_starts_nothing_stays_the_binary_with_what_it_said(
     assert "without starting codex: Error: no binary" in (tmp_path / WHY).read_text()
 
 
+@needs_node
+def test_a_script_made_before_the_install_was_moved_is_made_again_for_its_new_place(
+    tmp_path: Path,
+) -> None:
+    _launcher(tmp_path / "first" / "package")
+    direct_binary(tmp_path / "first", tmp_path / "first" / "package" / "codex.mjs")
+    shutil.move(tmp_path / "first", tmp_path / "moved")
+    launcher = tmp_path / "moved" / "package" / "codex.mjs"
+    script = direct_binary(tmp_path / "moved", launcher)
+    assert script == tmp_path / "moved" / SCRIPT
+    assert str(tmp_path / "first") not in script.read_text()
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    assert _started(script, env)["args"] == ["app-server", "--listen", "stdio://"]
+
+
 def test_a_launcher_that_is_not_a_node_script_is_the_binary_and_nothing_is_written(
     tmp_path: Path,
 ) -> None:

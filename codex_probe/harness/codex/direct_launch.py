@@ -50,7 +50,7 @@ def direct_binary(root: Path, launcher: Path) -> Path:
     """What starts codex in the install at `root`: `launch/codex` (made now if it was
     never tried), or `launcher` itself when it cannot stand in for it."""
     script = root / SCRIPT
-    if script.is_file():
+    if script.is_file() and _made_for(script, root):
         return script
     if (root / WHY).is_file() or not _is_node_script(launcher):
         return launcher
@@ -63,6 +63,15 @@ def direct_binary(root: Path, launcher: Path) -> Path:
         return launcher  # a cache that cannot be written to: the launcher, asked next time
     _write(script, text, executable=True)
     return script
+
+
+def _made_for(script: Path, root: Path) -> bool:
+    """Whether `script` starts the binary of the install at `root`: one made before the
+    cache was moved or copied elsewhere names the old place, and is made again."""
+    try:
+        return f"{root.resolve()}{os.sep}" in script.read_text(encoding="utf-8")
+    except OSError:
+        return False
 
 
 def _is_node_script(launcher: Path) -> bool:
