@@ -101,7 +101,7 @@ def assert_clean(seen: list[Seen], canaries: list[str], *, ran: str) -> None:
 
 
 @pytest.mark.real
-async def test_the_real_codex_app_server_and_the_binary_its_launcher_runs_hold_no_canary(
+async def test_the_real_codex_app_server_holds_no_canary(
     default_codex: Installation, canaries: list[str]
 ) -> None:
     backend = make_backend("real", default_codex.version)
@@ -109,10 +109,11 @@ async def test_the_real_codex_app_server_and_the_binary_its_launcher_runs_hold_n
         with IsolatedHome(tap.base_url) as home:
             async with await backend.open(home):
                 seen = snapshot()
-    # The npm launcher (node) and the Rust binary it runs: the process that does the work.
+    # The Rust binary of the platform package (started as its npm launcher would start it,
+    # harness/codex/direct_launch.py): the process that does the work.
     native = [one for one in seen if one.exe.endswith("/codex") and "vendor" in one.exe]
     assert native, [one.exe for one in seen]
-    assert_clean(seen, canaries, ran="node")
+    assert_clean(seen, canaries, ran="vendor")
 
 
 async def test_the_fake_app_server_holds_no_canary(canaries: list[str]) -> None:
@@ -137,7 +138,7 @@ def test_npm_and_what_it_runs_hold_no_canary(tmp_path: Path, canaries: list[str]
 
 
 @pytest.mark.real
-def test_the_codex_launcher_node_and_its_binary_hold_no_canary(
+def test_a_one_shot_codex_tool_holds_no_canary(
     default_codex: Installation, canaries: list[str]
 ) -> None:
     # A one-shot tool the way `codex --version` runs, but one that stays up to be read.
@@ -149,7 +150,7 @@ def test_the_codex_launcher_node_and_its_binary_hold_no_canary(
         deadline_s=CHILD_DEADLINE_S,
         then=kill_all,
     )
-    assert_clean(seen, canaries, ran="node")
+    assert_clean(seen, canaries, ran="vendor")
     assert [one for one in seen if "vendor" in one.exe and one.exe.endswith("/codex")]
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from codex_probe.harness.codex.direct_launch import SCRIPT, WHY, direct_binary
 from codex_probe.harness.codex.install import Installation, binary_version
+from tests.child_processes import plant_canaries
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -117,6 +118,23 @@ def test_a_script_made_before_the_install_was_moved_is_made_again_for_its_new_pl
     assert str(tmp_path / "first") not in script.read_text()
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     assert _started(script, env)["args"] == ["app-server", "--listen", "stdio://"]
+
+
+@needs_node
+def test_the_launcher_asked_gets_no_secret_of_the_callers_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    canaries = plant_canaries(monkeypatch)
+    seen = tmp_path / "asked-with.json"
+    telling = LAUNCHER.replace(
+        "const child =",
+        f"(await import('node:fs')).writeFileSync({json.dumps(str(seen))}, "
+        "JSON.stringify(process.env));\nconst child =",
+    )
+    direct_binary(tmp_path, _launcher(tmp_path / "package", telling))
+    asked_with = seen.read_text()
+    assert not [canary for canary in canaries if canary in asked_with]
+    assert "CODEX_HOME" in json.loads(asked_with)
 
 
 def test_a_launcher_that_is_not_a_node_script_is_the_binary_and_nothing_is_written(
