@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from codex_probe.harness.codex.direct_launch import SCRIPT, WHY, direct_binary
+from codex_probe.harness.codex.direct_launch import (
+    SCRIPT,
+    WHY,
+    CannotRepeat,
+    direct_binary,
+    script_text,
+)
 from codex_probe.harness.codex.install import Installation, binary_version
 from tests.child_processes import plant_canaries
 
@@ -156,3 +162,45 @@ def test_an_installed_release_starts_without_node_and_reports_its_version(
     assert Path(program).read_bytes()[:4] == b"\x7fELF"  # codex itself, not node
     assert "CODEX_MANAGED_BY_NPM=1" in text
     assert binary_version(default_codex.binary) == default_codex.version
+
+
+ASKED = {"PATH": "/usr/bin", "HOME": "/h"}
+SPAWNED = {
+    "call": "spawn",
+    "command": "/opt/codex/bin/codex",
+    "args": ["app-server", "--codex-probe-launch-check"],
+    "env": {"PATH": "/opt/codex/path:/usr/bin", "HOME": "/h", "MANAGED": "1"},
+    "options": ["stdio"],
+    "stdio": "inherit",
+    "asked_env": ASKED,
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"call": "spawnSync"}, "with spawnSync, not spawn"),
+        ({"options": ["stdio", "cwd"]}, "spawns with cwd"),
+        ({"options": ["stdio", "shell"]}, "spawns with shell"),
+        ({"stdio": "pipe"}, "stdio 'pipe'"),
+        ({"command": "codex"}, "not an absolute path"),
+        ({"command": None}, "no program"),
+        ({"env": "PATH=/x"}, "not an object"),
+        ({"args": ["app-server"]}, "changes the arguments"),
+    ],
+)
+def test_a_start_the_script_cannot_repeat_exactly_is_refused_with_the_reason(
+    change: dict[str, object], why: str
+) -> None:
+    with pytest.raises(CannotRepeat, match=why):
+        script_text({**SPAWNED, **change})
+
+
+def test_the_script_sets_what_the_launcher_set_and_keeps_the_callers_path_where_it_kept_it() -> (
+    None
+):
+    text = script_text(SPAWNED)
+    assert "export MANAGED=1" in text
+    assert 'export PATH=/opt/codex/path:"${PATH}"' in text
+    assert "HOME" not in text  # handed on unchanged
+    assert text.splitlines()[-1] == 'exec /opt/codex/bin/codex "$@"'

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from codex_probe.harness import child_env
+from codex_probe.harness.parent_death import bound_to_this_process
 
 LAUNCH_FOLDER = "launch"
 SCRIPT = Path(LAUNCH_FOLDER) / "codex"
@@ -92,8 +93,9 @@ def _ask(launcher: Path) -> dict[str, Any]:
         record = Path(scratch) / "launch.json"
         env = _asking_env(Path(scratch))
         try:
+            asking = [node, "--import", RECORDER.as_uri(), str(launcher.resolve()), *PROBE_ARGS]
             done = subprocess.run(
-                [node, "--import", RECORDER.as_uri(), str(launcher.resolve()), *PROBE_ARGS],
+                bound_to_this_process(asking),
                 env={**env, RECORD_ENV: str(record)},
                 cwd=scratch,
                 stdin=subprocess.DEVNULL,
@@ -110,7 +112,12 @@ def _ask(launcher: Path) -> dict[str, Any]:
                 f"the launcher exited {done.returncode} without starting codex: "
                 f"{launcher_error(done.stderr)}"
             )
-        started: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
+        try:
+            started = json.loads(record.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise CannotRepeat(f"the recorder wrote no JSON: {error}") from None
+    if not isinstance(started, dict):
+        raise CannotRepeat("the recorder wrote no object")
     started["asked_env"] = env
     return started
 
@@ -150,11 +157,15 @@ def script_text(started: dict[str, Any]) -> str:
         raise CannotRepeat(f"the launcher spawns with {', '.join(sorted(extra))}")
     if started.get("stdio") not in ("inherit", None):
         raise CannotRepeat(f"the launcher spawns with stdio {started.get('stdio')!r}")
+    if not isinstance(started.get("command"), str):
+        raise CannotRepeat("the launcher starts no program the recorder could name")
     command = Path(started["command"])
     if not command.is_absolute():
         raise CannotRepeat(f"the launcher starts {command}, not an absolute path")
     asked: dict[str, str] = started["asked_env"]
     given = started.get("env")
+    if given is not None and not isinstance(given, dict):
+        raise CannotRepeat("the launcher spawns with an environment that is not an object")
     final = dict(asked) if given is None else {k: str(v) for k, v in given.items()}
     final.pop(RECORD_ENV, None)  # the recorder's own, not the launcher's
     lines = [
@@ -190,10 +201,16 @@ def _value(name: str, value: str, before: str | None) -> str:
 
 
 def _write(path: Path, text: str, *, executable: bool) -> None:
-    """Written aside and renamed: another process may be starting the script right now."""
+    """Written aside and renamed: another process may be starting the script right now, and
+    another thread of this one (a history installs the next release meanwhile) writing it."""
     path.parent.mkdir(exist_ok=True)
-    staging = path.with_name(f".{path.name}.{os.getpid()}")
-    staging.write_text(text, encoding="utf-8")
-    if executable:
-        staging.chmod(0o755)
-    os.replace(staging, path)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    staging = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as sink:
+            sink.write(text)
+        staging.chmod(0o755 if executable else 0o644)
+        os.replace(staging, path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
