@@ -11,7 +11,7 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 | a command the fake runs (`fake_appserver.commands`) | PATH, HOME, locale, TZ | |
 | a client `codex-probe record` runs (`probes.contracts`) | locale, TZ, TERM | PATH, HOME |
 | codex one-shot tools (`harness.codex.install`) | PATH | HOME, CODEX_HOME |
-| node, running the npm launcher once to see how it starts codex (`harness.codex.direct_launch`) | PATH | HOME, CODEX_HOME, locale, TZ, RUST_LOG (a scratch folder's) |
+| node asking codex's launcher (`harness.codex.direct_launch`) | PATH | codex's, scratch |
 | npm (`harness.codex.npm`) | PATH, HOME, TMPDIR, proxy, CA and `NPM_CONFIG_*` | |
 | Allure (`reporting.allure_report`) | PATH, the CI names it reads | HOME |
 | Chromium (`reporting.browser`) | PATH | HOME |
