@@ -20,8 +20,6 @@ from codex_probe.harness.codex.direct_launch import (
 from codex_probe.harness.codex.install import Installation, binary_version
 from tests.child_processes import plant_canaries
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-
 # What the program the launchers start prints: its arguments and the variables it was given.
 PRINT = "import json, os, sys; print(json.dumps([sys.argv[1:], dict(os.environ)]))"
 SHOW = f"""#!/bin/sh
@@ -65,7 +63,6 @@ def _started(binary: Path, env: dict[str, str]) -> dict[str, object]:
     return {"args": args, "env": env}
 
 
-@needs_node
 def test_the_script_starts_what_the_launcher_starts_with_the_same_arguments_and_environment(
     tmp_path: Path,
 ) -> None:
@@ -87,7 +84,6 @@ def test_the_script_starts_what_the_launcher_starts_with_the_same_arguments_and_
     assert started_env["PATH"] == f"{tmp_path / 'package'}/tools:{os.environ['PATH']}"
 
 
-@needs_node
 def test_a_launcher_that_changes_the_arguments_stays_the_binary_and_the_reason_is_kept(
     tmp_path: Path,
 ) -> None:
@@ -100,7 +96,6 @@ def test_a_launcher_that_changes_the_arguments_stays_the_binary_and_the_reason_i
     assert direct_binary(tmp_path, launcher) == launcher
 
 
-@needs_node
 def test_a_launcher_that_starts_nothing_stays_the_binary_with_what_it_said(
     tmp_path: Path,
 ) -> None:
@@ -111,7 +106,6 @@ def test_a_launcher_that_starts_nothing_stays_the_binary_with_what_it_said(
     assert "without starting codex: Error: no binary" in (tmp_path / WHY).read_text()
 
 
-@needs_node
 def test_a_script_made_before_the_install_was_moved_is_made_again_for_its_new_place(
     tmp_path: Path,
 ) -> None:
@@ -126,7 +120,6 @@ def test_a_script_made_before_the_install_was_moved_is_made_again_for_its_new_pl
     assert _started(script, env)["args"] == ["app-server", "--listen", "stdio://"]
 
 
-@needs_node
 def test_the_launcher_asked_gets_no_secret_of_the_callers_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

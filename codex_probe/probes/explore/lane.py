@@ -91,7 +91,6 @@ class Lane:
     session: Session | None = None
     replies: Replies = field(default_factory=Replies)
     walk_violations: list[str] = field(default_factory=list)
-    notification_methods: frozenset[str] = frozenset()
     walk_checked: int = 0
     # Methods that went unanswered on a thread with no turn held, learnt by any lane of the
     # exploration (unanswered.py). A thread with a held turn keeps the full deadline: an
@@ -163,8 +162,8 @@ class Lane:
         self.on_end(self.session.transcript)
 
     def __post_init__(self) -> None:
-        self.notification_methods = frozenset(self.validator.methods("server notification"))
-        self.waits = Waits(self._session, self.release, self.notification_methods)
+        told = frozenset(self.validator.methods("server notification"))
+        self.waits = Waits(self._session, self.release, told)
 
     def _session(self) -> Session:
         assert self.session is not None
