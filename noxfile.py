@@ -175,6 +175,7 @@ FLOORS_TESTS = (
     "tests/reports/test_schema_diff.py",  # deepdiff
     "tests/probes/test_fidelity_compare.py",  # deepdiff
     "tests/fake/test_profile_model.py",  # msgspec
+    "tests/transport/test_forks.py",  # setproctitle
     "tests/dispatcher/test_properties.py",  # hypothesis
     "tests/codex/test_install_progress.py",  # tqdm
     "tests/test_once.py",  # filelock

@@ -60,6 +60,22 @@ STARTERS = {
         "    await asyncio.sleep(600)\n"
         "asyncio.run(main())\n"
     ),
+    "fake forked from its warm copy": (
+        "import asyncio, os\n"
+        "from pathlib import Path\n"
+        "from codex_probe.fake_appserver.launcher import import_roots\n"
+        "from codex_probe.harness.forks.client import ForkServer\n"
+        "from codex_probe.harness.jsonrpc.process import ServerProcess\n"
+        "roots = [os.environ['PYTHONPATH'], *import_roots()]\n"
+        "forks = ForkServer('tests.fork_programs:main', [], roots)\n"
+        "fifo = os.path.join(os.path.dirname(BIN), 'started')\n"
+        "async def main():\n"
+        "    await ServerProcess.start_forked(\n"
+        "        forks, ['p', 'stand-in', fifo], env={}, cwd=Path(BIN), seal=None\n"
+        "    )\n"
+        "    await asyncio.sleep(600)\n"
+        "asyncio.run(main())\n"
+    ),
     "codex tool": (
         "from pathlib import Path\n"
         "from codex_probe.harness.codex.install import run_codex_tool\n"

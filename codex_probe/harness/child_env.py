@@ -8,6 +8,7 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 | child | gets from the caller | and its own |
 |---|---|---|
 | codex app-server, real and fake (`rig.homes`) | PATH | HOME, CODEX_HOME, locale, TZ |
+| the fake's warm copy (`harness.forks`); each fork takes its app-server's | | |
 | a command the fake runs (`fake_appserver.commands`) | PATH, HOME, locale, TZ | |
 | a client `codex-probe record` runs (`probes.contracts`) | locale, TZ, TERM | PATH, HOME |
 | codex one-shot tools (`harness.codex.install`) | PATH | HOME, CODEX_HOME |

@@ -11,9 +11,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.fake_appserver.launcher import launcher_options, warm_fake, write_launcher
 from codex_probe.fake_appserver.profile import ProfileError, load_profile, profile_for
-from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.appserver import WarmLaunch, open_app_server
 from codex_probe.harness.codex.install import binary_version, install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
@@ -57,7 +57,7 @@ class Backend:
     ) -> JsonRpcClient:
         """A new app-server process on `home`, initialized unless asked not to. The real
         one runs on one CPU (`harness.codex.one_cpu`); the fake, one Python thread, is left
-        to the kernel to place."""
+        to the kernel to place, and is a fork of its warm copy where the host allows."""
         client, _ = await open_app_server(
             self.binary,
             env=home.env(),
@@ -65,8 +65,16 @@ class Backend:
             transcript=transcript,
             initialize=initialize,
             one_cpu=self.kind == "real",
+            warm=self._warm(),
         )
         return client
+
+    def _warm(self) -> WarmLaunch | None:
+        """The fake as a fork of its warm copy, where this host can (its launcher else)."""
+        if self.kind != "fake" or self.profile is None or (forks := warm_fake()) is None:
+            return None
+        options = launcher_options(profile=str(self.profile), script=self.script)
+        return WarmLaunch(forks, tuple(options))
 
     def with_script(self, script: Path) -> Backend:
         """The same backend with a fault script (the fake only: the real one cannot)."""

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from codex_probe.fake_appserver.launcher import write_launcher
+from codex_probe.fake_appserver.launcher import launcher_options, warm_fake, write_launcher
 from codex_probe.fake_appserver.profile import available_versions
-from codex_probe.harness.codex.appserver import open_app_server
+from codex_probe.harness.codex.appserver import WarmLaunch, open_app_server
 from codex_probe.harness.codex.install import install
 from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.codex.transcripts import validate_transcript
@@ -71,12 +71,14 @@ async def test_every_message_of_a_full_scenario_fits_the_real_schema(
     assert [str(v) for v in violations] == []
 
 
-async def start_turn_resume(binary: Path, tmp: Path) -> dict[str, Any]:
+async def start_turn_resume(
+    binary: Path, tmp: Path, warm: WarmLaunch | None = None
+) -> dict[str, Any]:
     """A program written for the real codex binary: start, turn, restart, resume."""
     async with Wiretap() as tap:
         with IsolatedHome(tap.base_url, parent_dir=tmp) as home:
             seen: dict[str, Any] = {}
-            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir)
+            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir, warm=warm)
             async with client:
                 started = await client.request("thread/start", {"cwd": str(home.workdir)})
                 thread_id = started["thread"]["id"]
@@ -86,7 +88,7 @@ async def start_turn_resume(binary: Path, tmp: Path) -> dict[str, Any]:
                 done = await client.wait_for_notification("turn/completed", timeout=30)
                 seen["turn_status"] = done.params["turn"]["status"]
                 seen["start_keys"] = sorted(started)
-            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir)
+            client, _ = await open_app_server(binary, env=home.env(), cwd=home.workdir, warm=warm)
             async with client:
                 resumed = await client.request("thread/resume", {"threadId": thread_id})
                 seen["resumed_turns"] = len(resumed["thread"]["turns"])
@@ -106,6 +108,21 @@ async def test_a_program_written_for_the_real_binary_runs_unchanged_on_the_fake(
     fake = await start_turn_resume(fake_binary, tmp_path)
     assert real == fake
     assert fake["turn_status"] == "completed" and fake["resumed_turns"] == 1
+
+
+async def test_the_fake_forked_from_its_warm_copy_runs_a_program_as_its_launcher_does(
+    tmp_path: Path,
+    default_codex: Any,
+) -> None:
+    forks = warm_fake()
+    if forks is None:
+        pytest.skip("this host cannot run a fork server")
+    options = launcher_options(profile=default_codex.version)
+    launcher = write_launcher(tmp_path / "fake-bin", profile=default_codex.version)
+    execd = await start_turn_resume(launcher, tmp_path)
+    forked = await start_turn_resume(launcher, tmp_path, WarmLaunch(forks, tuple(options)))
+    assert forked == execd
+    assert forked["turn_status"] == "completed" and forked["resumed_turns"] == 1
 
 
 def test_the_launcher_runs_the_fake_it_was_written_for_whatever_the_callers_python_path(

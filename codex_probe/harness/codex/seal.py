@@ -180,9 +180,9 @@ def _die_with(libc: ctypes.CDLL, parent: int) -> None:
         os.kill(os.getpid(), _SIGKILL)
 
 
-def _seal_and_exec(
-    cwd: str, hide: list[tuple[str, str]], mask: list[str], parent: int | None, argv: list[str]
-) -> None:
+def _seal(cwd: str, hide: list[tuple[str, str]], mask: list[str], parent: int | None) -> None:
+    """Seal this process (it must have one thread): the namespace, the hidden entries, the
+    masks, the working directory, the parent-death signal."""
     libc = ctypes.CDLL(None, use_errno=True)
     _enter_namespace(libc)
     for directory, name in hide:
@@ -194,7 +194,21 @@ def _seal_and_exec(
     os.chdir(cwd)
     if parent is not None:  # after the new namespaces: a change of credentials clears it
         _die_with(libc, parent)
+
+
+def _seal_and_exec(
+    cwd: str, hide: list[tuple[str, str]], mask: list[str], parent: int | None, argv: list[str]
+) -> None:
+    _seal(cwd, hide, mask, parent)
     os.execvp(argv[0], argv)
+
+
+def seal_this_process(options: list[str], parent: int) -> None:
+    """What the helper does before its exec, done in this process (one thread, a fork of a
+    warm process: `harness/forks`): `options` are a plan's helper_args(), the parent-death
+    signal comes from `parent` instead of the plan's."""
+    cwd, hide, mask, _, _ = _parse([*options, "--", "-"])
+    _seal(cwd, hide, mask, parent)
 
 
 def _check() -> str:
@@ -429,12 +443,32 @@ def seal_launch(
     return wrapped, sealing
 
 
+def seal_options(*, cwd: os.PathLike[str] | str | None) -> tuple[list[str] | None, Sealing]:
+    """`seal_launch` for a process that seals itself (`seal_this_process`): the helper's
+    options for a launch in `cwd` (None where this host cannot seal), and how it is sealed
+    (recorded for `describe_sealing()`)."""
+    where = os.path.realpath(cwd if cwd is not None else os.getcwd())
+    options, sealing = helper_options(where)
+    _record.add(sealing)
+    return options, sealing
+
+
 def prepare(argv: list[str], cwd: str, support: Support | None = None) -> tuple[list[str], Sealing]:
     """`seal_launch` without the record: the argv for `argv` in `cwd` (a real path) and its
     Sealing, with this host's support unless `support` is given."""
+    options, sealing = helper_options(cwd, support)
+    if options is None:
+        return argv, sealing
+    wrapped = [sys.executable, *PYTHON_FLAGS, os.path.abspath(__file__), *options, "--", *argv]
+    return wrapped, sealing
+
+
+def helper_options(cwd: str, support: Support | None = None) -> tuple[list[str] | None, Sealing]:
+    """The helper's options for a launch in `cwd` (a real path; None where this host cannot
+    seal) and its Sealing, with this host's support unless `support` is given."""
     support = support or namespace_support()
     if not support.available:
-        return argv, Sealing(False, f"unsealed: {support.how}", exposure(cwd))
+        return None, Sealing(False, f"unsealed: {support.how}", exposure(cwd))
     plan, unhideable = plan_for(cwd)
     said = [support.how]
     said.append(
@@ -447,15 +481,7 @@ def prepare(argv: list[str], cwd: str, support: Support | None = None) -> tuple[
         said.append("cannot hide " + ", ".join(unhideable))
     elif all(name != GIT_ENTRY for _, name in plan.hide):
         said.append("no .git above the working directory")
-    wrapped = [
-        sys.executable,
-        *PYTHON_FLAGS,
-        os.path.abspath(__file__),
-        *plan.helper_args(),
-        "--",
-        *argv,
-    ]
-    return wrapped, Sealing(not unhideable, "; ".join(said), unhideable)
+    return plan.helper_args(), Sealing(not unhideable, "; ".join(said), unhideable)
 
 
 def describe_sealing() -> dict[str, Any]:

@@ -24,7 +24,10 @@ import subprocess
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from codex_probe.harness.forks.client import ForkServer
 
 STDERR_TAIL_LINES = 200
 # A single JSON-RPC frame can carry a whole thread with its turns (the client holds a line
@@ -148,12 +151,27 @@ class _StdoutProtocol(asyncio.Protocol):
         self._stdout.end(exc)
 
 
+class ChildProcess(Protocol):
+    """What a server's process is to us: an asyncio subprocess, or a forked child of a warm
+    process (harness/forks/client.py's ForkedProcess)."""
+
+    pid: int
+
+    @property
+    def returncode(self) -> int | None: ...
+    @property
+    def stdin(self) -> asyncio.StreamWriter | None: ...
+    @property
+    def stderr(self) -> asyncio.StreamReader | None: ...
+    async def wait(self) -> int: ...
+
+
 class ServerProcess:
     """A started child process whose stdio carries the protocol."""
 
     def __init__(
         self,
-        process: asyncio.subprocess.Process,
+        process: ChildProcess,
         argv: Sequence[str],
         stdout: _Stdout,
         stdout_transport: asyncio.BaseTransport,
@@ -171,7 +189,6 @@ class ServerProcess:
     async def start(
         cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None
     ) -> ServerProcess:
-        loop = asyncio.get_running_loop()
         stdout_read, stdout_write = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
@@ -189,10 +206,40 @@ class ServerProcess:
             raise
         finally:
             os.close(stdout_write)  # the child's copy is the only writer: its end is our EOF
+        return await cls._reading(process, argv, stdout_read)
+
+    @classmethod
+    async def start_forked(
+        cls,
+        forks: ForkServer,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str],
+        cwd: Path,
+        seal: list[str] | None,
+    ) -> ServerProcess:
+        """The same, a fork of `forks`' warm process instead of an exec (harness/forks):
+        sealed with the seal's helper options `seal` (None: unsealed)."""
+        stdout_read, stdout_write = os.pipe()
+        try:
+            process = await forks.start(argv, env=env, cwd=cwd, seal=seal, stdout_fd=stdout_write)
+        except BaseException:
+            os.close(stdout_read)
+            raise
+        finally:
+            os.close(stdout_write)  # the child's copy is the only writer: its end is our EOF
+        return await cls._reading(process, argv, stdout_read)
+
+    @classmethod
+    async def _reading(
+        cls, process: ChildProcess, argv: Sequence[str], stdout_read: int
+    ) -> ServerProcess:
+        """The started `process`, its stdout (the read end `stdout_read`) read as it comes."""
         stdout = _Stdout()
         # A file object over the pipe's fd (no I/O here), closed by the transport it goes to.
         pipe = os.fdopen(stdout_read, "rb", buffering=0)
         try:
+            loop = asyncio.get_running_loop()
             transport, _ = await loop.connect_read_pipe(lambda: _StdoutProtocol(stdout), pipe)
         except BaseException:
             pipe.close()
