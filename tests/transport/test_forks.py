@@ -21,6 +21,8 @@ from codex_probe.harness.jsonrpc.process import ServerProcess
 REPO = Path(__file__).resolve().parents[2]
 ENTRY = "tests.fork_programs:main"
 DEADLINE_S = 30.0
+# Starts in a row where a race between a start and what follows it would show.
+STARTS = 20
 
 pytestmark = pytest.mark.skipif(not available(), reason="this host cannot run a fork server")
 
@@ -137,11 +139,15 @@ async def test_a_forked_childs_exit_code_and_last_words_are_its_own(
 async def test_a_forked_child_killed_by_a_signal_has_minus_the_signal_as_its_returncode(
     forks: ForkServer, tmp_path: Path
 ) -> None:
-    server = await started(forks, "echo", cwd=tmp_path)
-    os.killpg(server.pid, signal.SIGTERM)
-    async with asyncio.timeout(DEADLINE_S):
-        assert await server.process.wait() == -signal.SIGTERM
-    await server.shutdown()
+    # Signalled the moment its start returns, as a shutdown right after a start does: its
+    # process group exists by then (under load, a fork reported before the child had made
+    # its session lost the signal: ProcessLookupError).
+    for _ in range(STARTS):
+        server = await started(forks, "echo", cwd=tmp_path)
+        os.killpg(server.pid, signal.SIGTERM)
+        async with asyncio.timeout(DEADLINE_S):
+            assert await server.process.wait() == -signal.SIGTERM
+        await server.shutdown()
 
 
 async def test_a_forked_child_ends_when_its_stdin_does_and_echoes_until_then(
@@ -172,12 +178,13 @@ async def test_children_die_with_their_warm_process_and_the_next_start_makes_ano
 async def test_closing_the_fork_server_ends_the_children_still_running(
     forks: ForkServer, tmp_path: Path
 ) -> None:
-    server = await started(forks, "echo", cwd=tmp_path)
+    servers = [await started(forks, "echo", cwd=tmp_path) for _ in range(STARTS)]
     await asyncio.to_thread(forks.close)
-    async with asyncio.timeout(DEADLINE_S):
-        assert await server.process.wait() == -signal.SIGKILL
-    await server.shutdown()
-    assert not exists(f"/proc/{server.pid}")  # waited for, not a zombie
+    for server in servers:
+        async with asyncio.timeout(DEADLINE_S):
+            assert await server.process.wait() == -signal.SIGKILL
+        await server.shutdown()
+        assert not exists(f"/proc/{server.pid}")  # waited for, not a zombie
 
 
 async def test_the_warm_process_is_out_of_the_terminals_process_group(

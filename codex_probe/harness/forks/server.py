@@ -9,7 +9,8 @@ says it is ready, and then waits on the socket and on a pidfd per child, one thr
   the descriptors as 0, 1 and 2, seals itself (`harness.codex.seal`; or only moves to `cwd`
   and dies with this process where the host cannot seal), takes `env` as its environment and
   calls the program's function with argv[1:], and exits with what it returned. The answer
-  names the child's pid;
+  names the child's pid once the child has its session and seal (a pipe it closes then), so
+  that a signal sent to its process group at once finds it;
 - a child's end: its exit status, as a subprocess's returncode (negative: the signal).
 
 It ends when the socket does (the harness is gone: it kills and waits for the children
@@ -23,6 +24,7 @@ import contextlib
 import importlib
 import json
 import os
+import select
 import selectors
 import shlex
 import signal
@@ -41,6 +43,9 @@ from codex_probe.harness.parent_death import die_with
 # A start's JSON (argv and environment) is far below this.
 MESSAGE_LIMIT = 1 << 20
 STDIO = 3
+# A child sets itself up (a session, the seal) in milliseconds; one that has not in this
+# long is killed, and its start ends with its exit.
+SET_UP_TIMEOUT = 20.0
 # As a shell says of a command it cannot run.
 EXIT_CANNOT_RUN = 127
 
@@ -83,7 +88,9 @@ def _end_children(selector: selectors.BaseSelector) -> None:
     for key in list(selector.get_map().values()):
         if key.data is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(key.data, signal.SIGKILL)
+                os.killpg(key.data, signal.SIGKILL)  # it and whatever it started
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(key.data, signal.SIGKILL)
             os.waitpid(key.data, 0)
 
 
@@ -97,9 +104,12 @@ def _start(control: socket.socket, selector: selectors.BaseSelector, program: Pr
         if len(fds) != STDIO:
             raise OSError(f"a start came with {len(fds)} descriptors, not {STDIO}")
         parent = os.getpid()
+        set_up, setting_up = os.pipe()
         pid = os.fork()
         if pid == 0:
-            _child(request, fds, control, selector, program, parent)
+            os.close(set_up)
+            _child(request, fds, control, selector, program, parent, setting_up)
+        os.close(setting_up)
         pidfd = os.pidfd_open(pid)
     except OSError as error:
         send(control, {"id": request["id"], "error": str(error)})
@@ -107,9 +117,22 @@ def _start(control: socket.socket, selector: selectors.BaseSelector, program: Pr
     finally:
         for fd in fds:
             os.close(fd)
+    _await_set_up(set_up, pid)
     selector.register(pidfd, selectors.EVENT_READ, pid)
     send(control, {"id": request["id"], "pid": pid})
     return True
+
+
+def _await_set_up(set_up: int, pid: int) -> None:
+    """Until the child leads its own session, sealed (it closes its end of the pipe, or
+    exits): the harness signals its process group as soon as it has the pid, as it does an
+    exec'd child's once the exec is done. One that takes too long is killed."""
+    try:
+        if not select.select([set_up], [], [], SET_UP_TIMEOUT)[0]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(set_up)
 
 
 def _reap(control: socket.socket, selector: selectors.BaseSelector, pidfd: int, pid: int) -> None:
@@ -126,8 +149,9 @@ def _child(
     selector: selectors.BaseSelector,
     program: Program,
     parent: int,
+    setting_up: int,
 ) -> None:
-    """The forked copy: never returns."""
+    """The forked copy: never returns. `setting_up` is closed once it is set up."""
     code = EXIT_CANNOT_RUN  # until the program runs
     try:
         os.setsid()
@@ -143,6 +167,7 @@ def _child(
         selector.close()
         control.close()
         _become(request, parent)
+        os.close(setting_up)
         code = 1  # as Python exits on an exception nobody caught
         code = _exit_code(program, request["argv"])
     except BaseException:  # whatever it was, the child must exit here
