@@ -1,10 +1,10 @@
 """Start a Python program by forking a warm copy of it: the harness's side of `server.py`.
 
-A fake app-server spends about 0.15 CPU-s of its 0.17 starting Python and importing
+A fake app-server spends about 0.15 CPU-s of its 0.2 starting Python and importing
 itself; a history starts 28 of them per release. A `ForkServer` starts one warm process
 that has imported the program (`server.py`), and each start asks it for a fork: the child
 gets the stdio pipes made here, its own session, the seal, the environment and the argv it
-would have had from an exec'd launcher, and costs about 0.03 CPU-s.
+would have had from an exec'd launcher, and costs about 0.05 CPU-s.
 
 What the rest of the harness sees is a `ForkedProcess`: the pid, stdin, stderr, wait() and
 returncode of an asyncio subprocess, and a process group of its own to signal, so
