@@ -22,7 +22,7 @@ import re
 import signal
 import subprocess
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -189,9 +189,8 @@ class ServerProcess:
     async def start(
         cls, argv: Sequence[str], *, env: Mapping[str, str], cwd: Path | None = None
     ) -> ServerProcess:
-        stdout_read, stdout_write = os.pipe()
-        try:
-            process = await asyncio.create_subprocess_exec(
+        def spawn(stdout_write: int) -> Awaitable[ChildProcess]:
+            return asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=stdout_write,
@@ -201,12 +200,8 @@ class ServerProcess:
                 start_new_session=True,
                 limit=STREAM_LIMIT,
             )
-        except BaseException:
-            os.close(stdout_read)
-            raise
-        finally:
-            os.close(stdout_write)  # the child's copy is the only writer: its end is our EOF
-        return await cls._reading(process, argv, stdout_read)
+
+        return await cls._started(argv, spawn)
 
     @classmethod
     async def start_forked(
@@ -220,9 +215,20 @@ class ServerProcess:
     ) -> ServerProcess:
         """The same, a fork of `forks`' warm process instead of an exec (harness/forks):
         sealed with the seal's helper options `seal` (None: unsealed)."""
+
+        def fork(stdout_write: int) -> Awaitable[ChildProcess]:
+            return forks.start(argv, env=env, cwd=cwd, seal=seal, stdout_fd=stdout_write)
+
+        return await cls._started(argv, fork)
+
+    @classmethod
+    async def _started(
+        cls, argv: Sequence[str], begin: Callable[[int], Awaitable[ChildProcess]]
+    ) -> ServerProcess:
+        """The process `begin(stdout_write)` starts, writing its stdout into a new pipe."""
         stdout_read, stdout_write = os.pipe()
         try:
-            process = await forks.start(argv, env=env, cwd=cwd, seal=seal, stdout_fd=stdout_write)
+            process = await begin(stdout_write)
         except BaseException:
             os.close(stdout_read)
             raise
