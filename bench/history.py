@@ -7,13 +7,15 @@ It runs the real command, `codex-probe history`, over COUNT consecutive publishe
 releases, in a scratch cache, after one untimed install of each into another scratch
 cache (so npm's own cache is warm and each timed install is what a nightly runner with a
 warm npm cache pays). Per release it prints what history.json records: the seconds from
-waiting for that release's install to its last finding (the next release installs in the
-background meanwhile) and the phases of the probe (real scenarios, learning the fake's
-profile, the fake's scenarios). It samples the size of the cache the whole time and
-prints its peak, and the CPU seconds of the history's processes (against what the cores
-could give a release within the target). The target is the whole history from 0.120.0 to
-the latest release in 20 minutes on this machine: the bench projects the measured wall per
-release over that range and prints the ratio. The user's own cache is not touched.
+its start (once the release before it has run its scenarios, so they overlap that one's
+end; the next release installs in the background meanwhile) to its last finding, and the
+phases of the probe (real scenarios, learning the fake's profile, the fake's scenarios);
+the rate is the whole run's wall time over the releases, not their sum. It samples the
+size of the cache the whole time and prints its peak, and the CPU seconds of the history's
+processes (against what the cores could give a release within the target). The target is
+the whole history from 0.120.0 to the latest release in 20 minutes on this machine: the
+bench projects the measured wall per release over that range and prints the ratio. The user's own
+cache is not touched.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ from codex_probe.harness.codex.install import Installation, InstallError
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.explore import release as explore_module
 from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.runner import release_run as release_module
 from codex_probe.probes.runner import selection as selection_module
+from codex_probe.probes.runner.events import Event, ReleaseProbed, ReleaseStarted
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release, run_scenarios
 from codex_probe.probes.runner.selection import Selection, fidelity_id
@@ -91,6 +93,26 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
         for f in run.findings.values()
     )
     assert run.surface is None
+
+
+def test_a_release_run_says_once_that_its_scenarios_ended_before_it_says_it_was_probed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_install(kind: str, version: str, **options: Any) -> Backend:
+        raise InstallError("npm installed nothing")
+
+    monkeypatch.setattr(selection_module, "make_backend", no_install)
+    monkeypatch.setattr(explore_module, "make_backend", no_install)
+    said: list[str] = []
+
+    def listen(event: Event) -> None:
+        if isinstance(event, ReleaseStarted | ReleaseProbed):
+            said.append(type(event).__name__)
+
+    plan = RunPlan("0.150.0", Selection.of(None), repeat=2, learning=learning_into(tmp_path))
+    run = asyncio.run(run_release(plan, listen, lambda: said.append("scenarios ended")))
+    assert said == ["ReleaseStarted", "scenarios ended", "ReleaseProbed"]
+    assert run.exploration == "the exploration could not run: npm installed nothing"
 
 
 @dataclass(frozen=True)

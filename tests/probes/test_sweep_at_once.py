@@ -1,5 +1,6 @@
-"""The sweep of a history probes releases N at once, in version order, each after its
-install; what stops one release stops the sweep with that error itself.
+"""The sweep of a history probes releases in version order, each after its install: N run
+their scenarios at once, and one release more may be ending its exploration beside them;
+what stops one release stops the sweep with that error itself.
 
 The releases' runs here stand in for run_release (they wait on each other through events,
 which a real codex run cannot be made to do); the real history over real releases is
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +36,10 @@ class Releases:
         self.installed: list[str] = []
         self.started: list[str] = []
         self.running: set[str] = set()
+        self.in_scenarios: set[str] = set()
         self.most_at_once = 0
+        self.most_in_scenarios = 0
+        self.said: list[tuple[str, str]] = []
         self.no_binary: set[str] = set()
         self.fails: dict[str, Exception] = {}
         self.at_once = 1
@@ -49,31 +55,52 @@ class Releases:
             self.installed.append(version)
         return Installation(version, self.root / version)
 
-    async def run_release(self, plan: RunPlan, on_event: Any) -> ReleaseRun:
+    async def run_release(
+        self, plan: RunPlan, on_event: Any, scenarios_ended: Callable[[], None]
+    ) -> ReleaseRun:
         version = plan.release
         assert version in self.installed, f"{version} ran before its install"
         self.changed = self.changed or asyncio.Condition()
-        async with self.changed:
-            self.started.append(version)
-            self.running.add(version)
-            self.most_at_once = max(self.most_at_once, len(self.running))
-            self.changed.notify_all()
+        await self._change(version, "started", self.running.add, self.in_scenarios.add)
         try:
-            # Each run lasts until as many run as may, or every release has started (or a
-            # deadline, if the sweep holds one back), so the count seen is what it allows.
-            async with self.changed:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(5):
-                        await self.changed.wait_for(self._all_it_may)
+            # Its scenarios last until as many run theirs as may, then the rest of its run
+            # until as many runs are in flight as may and the next release has started (or
+            # every release has, or a deadline, if the sweep holds one back), so the counts
+            # seen are what the sweep allows.
+            await self._until(lambda: len(self.in_scenarios) >= self.at_once)
             if version in self.fails:
                 raise self.fails[version]
+            await self._change(version, "scenarios ended", self.in_scenarios.discard)
+            scenarios_ended()
+            after = RELEASES[RELEASES.index(version) + 1 :]
+            await self._until(
+                lambda: len(self.running) > self.at_once and set(after[:1]) <= set(self.started)
+            )
         finally:
-            self.running.discard(version)
+            await self._change(version, "ended", self.running.discard, self.in_scenarios.discard)
         return ReleaseRun(version, {}, {}, None, {})
 
-    def _all_it_may(self) -> bool:
-        everything = len(self.started) + len(self.no_binary) == len(RELEASES)
-        return len(self.running) >= self.at_once or everything
+    async def _change(self, version: str, what: str, *changes: Callable[[str], None]) -> None:
+        assert self.changed is not None
+        async with self.changed:
+            for change in changes:
+                change(version)
+            self.said.append((version, what))
+            if what == "started":
+                self.started.append(version)
+            self.most_at_once = max(self.most_at_once, len(self.running))
+            self.most_in_scenarios = max(self.most_in_scenarios, len(self.in_scenarios))
+            self.changed.notify_all()
+
+    async def _until(self, enough: Callable[[], bool]) -> None:
+        assert self.changed is not None
+        async with self.changed:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5):
+                    await self.changed.wait_for(lambda: enough() or self._everything_started())
+
+    def _everything_started(self) -> bool:
+        return len(self.started) + len(self.no_binary) == len(RELEASES)
 
     def sweep(self, out: Path, at_once: int) -> list[str]:
         said: list[str] = []
@@ -92,14 +119,26 @@ class Releases:
 
 
 @pytest.mark.parametrize("at_once", [1, 2, 3])
-def test_a_sweep_runs_at_most_at_once_releases_together_in_version_order(
+def test_a_sweep_runs_at_once_releases_scenarios_together_and_one_release_more_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: int
 ) -> None:
     releases = Releases(tmp_path, monkeypatch)
     said = releases.sweep(tmp_path / "history", at_once)
     assert releases.started == RELEASES
-    assert releases.most_at_once == at_once
+    assert releases.most_in_scenarios == at_once
+    assert releases.most_at_once == at_once + 1
     assert sorted(line.split("]")[0] for line in said) == [f"[{n}/5" for n in range(1, 6)]
+
+
+def test_the_next_release_starts_when_the_scenarios_before_it_end_while_that_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    releases = Releases(tmp_path, monkeypatch)
+    releases.sweep(tmp_path / "history", 1)
+    said = releases.said
+    for before, after in itertools.pairwise(RELEASES):
+        started = said.index((after, "started"))
+        assert said.index((before, "scenarios ended")) < started < said.index((before, "ended"))
 
 
 def test_a_release_without_a_binary_is_recorded_and_frees_its_place_at_once(
@@ -110,7 +149,7 @@ def test_a_release_without_a_binary_is_recorded_and_frees_its_place_at_once(
     out = tmp_path / "history"
     said = releases.sweep(out, 2)
     assert releases.started == ["0.1.0", "0.3.0", "0.4.0", "0.5.0"]
-    assert releases.most_at_once == 2
+    assert releases.most_in_scenarios == 2 and releases.most_at_once == 3
     assert "[2/5] 0.2.0: not installable: codex-cli 0.2.0 has no linux-x64 binary" in said
     assert '"0.2.0"' in (out / "history.json").read_text()
 

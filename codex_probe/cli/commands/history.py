@@ -99,9 +99,9 @@ def register(subparsers: Any) -> None:
         type=positive_int,
         default=DEFAULT_AT_ONCE,
         metavar="N",
-        help="releases probed at once, each with --jobs scenarios; 2 is about a fifth faster "
-        f"on two cores, and may tip codex's races into false change points (default "
-        f"{DEFAULT_AT_ONCE})",
+        help="releases whose scenarios run at once, each with --jobs scenarios; a release "
+        "starts once the one before it has run its scenarios, while that one's exploration "
+        f"ends (default {DEFAULT_AT_ONCE})",
     )
     parser.add_argument(
         "--fresh", action="store_true", help="probe every release again, even if recorded"

@@ -129,6 +129,8 @@ class ReleaseRecord(msgspec.Struct):
     tool: str = ""
     probe_set: str = ""
     probed_at: str = ""
+    # From the release's start to its last finding; in a sweep a release starts as the one
+    # before it runs its last lanes (releases/sweep.py), so these overlap.
     seconds: float | None = None
     phases: dict[str, Any] | None = None
     fake_profile: dict[str, Any] | None = None

@@ -1,9 +1,19 @@
-"""Probe every release of a range into a history folder, in version order, one at a time
-or N at once (`--at-once N`).
+"""Probe every release of a range into a history folder, in version order: a release starts
+once the one before it has run its scenarios, while that one's exploration ends
+(`--at-once N`: N releases' scenarios at a time).
 
-A release starts once its install is done, while at most N - 1 others run; as it starts
-the next one installs in the background (npm is I/O, the probes are CPU), and installs this
-run made are trimmed to a budget. Each release's run feeds the command's writers of that
+Why not one release after the other: a release on its own keeps the two cores busy only
+part of its time. Sampled on 0.161.0 (`history` of the one release): both cores busy for
+the first 12 s, while the scenarios and the exploration's lanes run; then 1.0 to 1.5 cores
+for 8 s while the exploration's last lanes wait on codex (turns held in flight,
+notifications that never come: probes/explore/waits.py), and one core for the last second
+(the surface read). Started when the scenarios end, the next release fills that tail. Two
+releases started together instead (`--at-once 2` before this) ran their busy parts side by
+side, which saved 4 % and tipped a race of codex into false change points (DEFAULT_AT_ONCE).
+
+A release starts once its install is done and its turn has come; as it takes its place in
+line the next one installs in the background (npm is I/O, the probes are CPU), and installs
+this run made are trimmed to a budget. Each release's run feeds the command's writers of that
 release (codex_probe/cli/commands/history.py lists them: its bundles, verdict.json and
 surface.json, as a probe run writes them, and its record in history.json with the grid,
 `HistoryRecord`), which write as soon as it ends, so an interrupted sweep keeps every
@@ -50,11 +60,12 @@ from codex_probe.probes.runner.selection import Selection
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
 INSTALL_ERRORS = (UnknownVersionError, NpmError, InstallError)
-# Releases probed at once by default: one. Two at once fill two cores (see _Sweep), but in
-# the one whole history run so (6ccfdef) `thread/archive in-flight minimal` alternated
-# between two values at every release from 0.120.0 to 0.131.0, as one at a time it did not
-# (0.120.0 to 0.124.0, beside a CI run): a race in codex that the busier harness tips one
-# way or the other. A false change point costs a history's readers more than minutes.
+# Releases whose scenarios run at once by default: one, beside its own exploration and the
+# end of the release before it. Two releases entirely at once (6ccfdef) filled two cores,
+# but in the one whole history run so `thread/archive in-flight minimal` alternated between
+# two values at every release from 0.120.0 to 0.131.0: a race in codex that the busier
+# harness tips one way or the other. A false change point costs a history's readers more
+# than minutes.
 DEFAULT_AT_ONCE = 1
 
 
@@ -108,11 +119,9 @@ def sweep(
 
 class _Sweep:
     """One sweep's releases, in version order: each one's install awaited (the next one
-    installs in the background as a release starts), then its run, beside at most
-    `at_once - 1` others. One release keeps the two cores busy only part of its time (its
-    waits on codex and the wiretap); two at once fill them (measured: 4 releases of 0.162.0
-    to 0.164.0 in 145 and 119 s one at a time, 95 and 112 s two at once, the same
-    surfaces)."""
+    installs in the background as a release takes its place in line), then its run, once
+    fewer than `at_once` releases run their scenarios and at most `at_once` runs are
+    in flight besides (their explorations ending; see the module)."""
 
     def __init__(
         self,
@@ -139,19 +148,22 @@ class _Sweep:
             self.installs[version] = self.prefetcher.submit(install, version)
 
     async def all(self, at_once: int) -> None:
-        slots = asyncio.Semaphore(at_once)
+        slots = asyncio.Semaphore(at_once + 1)  # releases in flight: scenarios, and one ending
+        scenarios = asyncio.Semaphore(at_once)  # releases running their scenarios
         self._prefetch(0)
         try:
             async with asyncio.TaskGroup() as group:
                 for position, version in enumerate(self.releases):
                     await slots.acquire()
-                    started = time.monotonic()
                     failure = await _finish(self.installs.pop(version))
                     self._prefetch(position + 1)
                     if not self._installed(position, version, failure):
                         slots.release()
                         continue
-                    group.create_task(self._one(position, version, started, slots))
+                    await scenarios.acquire()  # here, so that releases start in order
+                    started = time.monotonic()
+                    turn = _Once(scenarios.release)
+                    group.create_task(self._one(position, version, started, slots, turn))
         except BaseExceptionGroup as failed:
             # What stopped a release stops the sweep, as it did one release at a time: the
             # caller's handlers (a full disk, Ctrl-C) see the error itself, not a group.
@@ -175,7 +187,12 @@ class _Sweep:
         return True
 
     async def _one(
-        self, position: int, version: str, started: float, slots: asyncio.Semaphore
+        self,
+        position: int,
+        version: str,
+        started: float,
+        slots: asyncio.Semaphore,
+        scenarios_ended: _Once,
     ) -> None:
         self.running.add(version)
         try:
@@ -187,10 +204,11 @@ class _Sweep:
             )
             self.record.begin(version, started)
             writers.start()
-            run = await run_release(plan, writers)
+            run = await run_release(plan, writers, scenarios_ended)
             writers.finish(complete=True)
         finally:
             self.running.discard(version)
+            scenarios_ended()  # if the run ended before its scenarios did
             slots.release()
         counts = {v: 0 for v in Verdict}
         for finding in run.findings.values():
@@ -201,6 +219,18 @@ class _Sweep:
             + f" ({run.profile.source if run.profile else 'no'} fake profile) "
             f"in {time.monotonic() - started:.1f} s"
         )
+
+
+class _Once:
+    """`action`, done on the first call only."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self.action: Callable[[], None] | None = action
+
+    def __call__(self) -> None:
+        action, self.action = self.action, None
+        if action is not None:
+            action()
 
 
 def _first(failed: BaseExceptionGroup) -> BaseException:
@@ -222,8 +252,8 @@ class HistoryRecord(Writer):
         self.started: dict[str, float] = {}
 
     def begin(self, version: str, started: float) -> None:
-        """`version`'s turn began at `started` (its install awaited, then its run): its
-        seconds count from then."""
+        """`version`'s run began at `started`: its seconds count from then (and overlap
+        the end of the release before it)."""
         self.started[version] = started
 
     def handle(self, event: Event) -> Sequence[Event]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -137,9 +137,16 @@ def _not_run(names: Iterable[str], reason: str) -> dict[str, ScenarioOutcome]:
     return {name: ScenarioOutcome(None, None, reason) for name in names}
 
 
-async def run_release(plan: RunPlan, on_event: Listener = ignore) -> ReleaseRun:
+async def run_release(
+    plan: RunPlan,
+    on_event: Listener = ignore,
+    scenarios_ended: Callable[[], None] = lambda: None,
+) -> ReleaseRun:
     """Every finding `plan` asks for on its release, probed `plan.repeat` times; see the
-    module docstring. The one entry point of a release run.
+    module docstring. The one entry point of a release run. `scenarios_ended` is called
+    once the last run's scenarios (and the fake's) have ended, or failed, while its
+    exploration may still run (a sweep starts the next release then:
+    probes/releases/sweep.py).
 
     The scenario events come as each run goes; each finding is judged (FindingJudged) once,
     after the last run: the first run's finding, made broken where the runs differ in its
@@ -153,7 +160,11 @@ async def run_release(plan: RunPlan, on_event: Listener = ignore) -> ReleaseRun:
             on_event(event)
 
     on_event(ReleaseStarted(plan.release))
-    runs = [await _run_once(plan, scenarios_only) for _ in range(max(1, plan.repeat))]
+    repeat = max(1, plan.repeat)
+    runs = []
+    for number in range(repeat):
+        ended = scenarios_ended if number == repeat - 1 else lambda: None
+        runs.append(await _run_once(plan, scenarios_only, ended))
     run = runs[0]
     run.undrivable = run.undrivable or undrivable(run.subject)
     found = [each.findings for each in runs]
@@ -191,12 +202,21 @@ def read_surface(
     return surface_of(version, records, schema, exploration)
 
 
-async def _run_once(plan: RunPlan, on_event: Listener) -> ReleaseRun:
+async def _run_once(
+    plan: RunPlan, on_event: Listener, scenarios_ended: Callable[[], None]
+) -> ReleaseRun:
     """The plan's release probed once: its scenarios on the subject (and on the fake, on
     the profile it gets), every finding judged, the exploration beside them where the plan
     asks for it (probes/explore/release.py), and the surfaces read when asked for."""
+
+    async def scenarios() -> tuple[ReleaseRun, Backend | None]:
+        try:
+            return await _scenarios_once(plan, on_event)
+        finally:
+            scenarios_ended()
+
     async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
-        judged = group.create_task(_scenarios_once(plan, on_event))
+        judged = group.create_task(scenarios())
         explored = group.create_task(explore_release(plan.release, plan.selection, plan.subject))
     run, backend = judged.result()
     run.exploration = explored.result()
