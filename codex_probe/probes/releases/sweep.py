@@ -120,8 +120,8 @@ def sweep(
 class _Sweep:
     """One sweep's releases, in version order: each one's install awaited (the next one
     installs in the background as a release takes its place in line), then its run, once
-    fewer than `at_once` releases run their scenarios and at most `at_once` runs are
-    in flight besides (their explorations ending; see the module)."""
+    fewer than `at_once` releases run their scenarios and fewer than `at_once + 1` are
+    in flight (the others' explorations ending; see the module)."""
 
     def __init__(
         self,
