@@ -21,6 +21,8 @@ cache is not touched.
 from __future__ import annotations
 
 import argparse
+import calendar
+import itertools
 import json
 import os
 import platform
@@ -125,6 +127,7 @@ def main() -> None:
         {
             "version": version,
             "seconds": entry.get("seconds", 0.0),
+            "ended": entry.get("probed_at", ""),
             "phases_s": entry.get("phases", {}),
             "profile": (entry.get("fake_profile") or {}).get("source"),
             "unavailable": bool(entry.get("unavailable")),
@@ -152,7 +155,10 @@ def main() -> None:
         # What the cores could give a release within the target, all of them busy all the time.
         "cpu_budget_per_release_s": round(TARGET_S * (os.cpu_count() or 1) / len(whole), 2),
         "busy_cores": round(cpu / wall, 2),
+        # A release's own seconds overlap the one before it; the pace is the time between
+        # two releases' ends.
         "median_release_s": statistics.median(r["seconds"] for r in probed or rows),
+        "median_gap_s": _median_gap([row["ended"] for row in probed]),
         "peak_cache_gb": round(size.peak / GB, 2),
         "history_releases": len(whole),
         "projected_history_s": round(projected, 1),
@@ -172,7 +178,9 @@ def main() -> None:
         print(f"not installable (left out of the rate): {', '.join(report['not_installable'])}")
     print(
         f"{len(rows)} releases in {wall:.1f} s: {per_release:.1f} s per probed release "
-        f"(median {report['median_release_s']} s); peak cache {report['peak_cache_gb']} GB; "
+        f"(one ends every {report['median_gap_s']} s, median; each lasts "
+        f"{report['median_release_s']} s, median, overlapping the one before it); "
+        f"peak cache {report['peak_cache_gb']} GB; "
         f"on {report['machine']}"
     )
     print(
@@ -185,6 +193,14 @@ def main() -> None:
         f"{projected / 60:.1f} min; target {TARGET_S / 60:.0f} min; "
         f"ratio {report['projected_over_target']}"
     )
+
+
+def _median_gap(ended: list[str]) -> float | None:
+    """The median time between two releases' ends (history.json's `probed_at`, to the
+    second); None with fewer than two."""
+    times = sorted(calendar.timegm(time.strptime(at, "%Y-%m-%dT%H:%M:%SZ")) for at in ended if at)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    return statistics.median(gaps) if gaps else None
 
 
 if __name__ == "__main__":
