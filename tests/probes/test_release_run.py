@@ -76,12 +76,14 @@ def test_a_selection_of_assumptions_runs_only_their_scenarios_on_the_real_codex(
     assert run.surface is None  # some findings are not the whole surface
 
 
+def no_install(kind: str, version: str, **options: Any) -> Backend:
+    """make_backend, on a machine where npm installs nothing."""
+    raise InstallError("npm installed nothing")
+
+
 def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_install(kind: str, version: str, **options: Any) -> Backend:
-        raise InstallError("npm installed nothing")
-
     monkeypatch.setattr(selection_module, "make_backend", no_install)
     run = asyncio.run(
         run_release(RunPlan("0.150.0", Selection.of(None), learning=learning_into(tmp_path)))
@@ -98,9 +100,6 @@ def test_a_release_that_cannot_be_installed_gives_every_finding_broken_naming_wh
 def test_a_release_run_says_once_that_its_scenarios_ended_before_it_says_it_was_probed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_install(kind: str, version: str, **options: Any) -> Backend:
-        raise InstallError("npm installed nothing")
-
     monkeypatch.setattr(selection_module, "make_backend", no_install)
     monkeypatch.setattr(explore_module, "make_backend", no_install)
     said: list[str] = []
