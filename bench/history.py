@@ -7,8 +7,9 @@ It runs the real command, `codex-probe history`, over COUNT consecutive publishe
 releases, in a scratch cache, after one untimed install of each into another scratch
 cache (so npm's own cache is warm and each timed install is what a nightly runner with a
 warm npm cache pays). Per release it prints what history.json records: the seconds from
-its start (once the release before it has run its scenarios, so they overlap that one's
-end; the next release installs in the background meanwhile) to its last finding, and the
+its start (once the release before it has run its scenarios on codex, so they overlap
+that one's end; the next release installs in the background meanwhile) to its last
+finding, and the
 phases of the probe (real scenarios, learning the fake's profile, the fake's scenarios);
 the rate is the whole run's wall time over the releases, not their sum. It samples the
 size of the cache the whole time and prints its peak, and the CPU seconds of the history's

@@ -18,7 +18,13 @@ from codex_probe.probes.explore import release as explore_module
 from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.runner import release_run as release_module
 from codex_probe.probes.runner import selection as selection_module
-from codex_probe.probes.runner.events import Event, ReleaseProbed, ReleaseStarted
+from codex_probe.probes.runner.events import (
+    Event,
+    ReleaseProbed,
+    ReleaseStarted,
+    ScenarioFinished,
+    ScenarioStarted,
+)
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release, run_scenarios
 from codex_probe.probes.runner.selection import Selection, fidelity_id
@@ -112,6 +118,31 @@ def test_a_release_run_says_once_that_its_scenarios_ended_before_it_says_it_was_
     run = asyncio.run(run_release(plan, listen, lambda: said.append("scenarios ended")))
     assert said == ["ReleaseStarted", "scenarios ended", "ReleaseProbed"]
     assert run.exploration == "the exploration could not run: npm installed nothing"
+
+
+def test_a_release_run_says_its_scenarios_ended_when_the_subjects_end_before_the_fakes_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
+) -> None:
+    # The fake's scenarios are light: a sweep starts the next release while they run.
+    def fake_as_real(kind: str, version: str, **options: Any) -> Backend:
+        return make_backend("fake", version, **options)
+
+    monkeypatch.setattr(release_module, "make_backend", fake_as_real)
+    monkeypatch.setattr(selection_module, "make_backend", fake_as_real)
+    said: list[str] = []
+
+    def listen(event: Event) -> None:
+        if isinstance(event, ScenarioStarted | ScenarioFinished):
+            said.append(f"{event.backend} {type(event).__name__}")
+
+    selection = Selection.of(["start-applies-instructions", fidelity_id("start")])
+    plan = RunPlan(DEFAULT_CODEX_VERSION, selection, learning=learning_into(tmp_path, always=True))
+    asyncio.run(run_release(plan, listen, lambda: said.append("scenarios ended")))
+    ended = said.index("scenarios ended")
+    assert said.count("scenarios ended") == 1
+    assert said[:ended] and all(line.startswith("real ") for line in said[:ended])
+    assert said.count("real ScenarioFinished") == said[:ended].count("real ScenarioFinished")
+    assert "fake ScenarioStarted" in said[ended:]
 
 
 @dataclass(frozen=True)

@@ -100,8 +100,8 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_AT_ONCE,
         metavar="N",
         help="releases whose scenarios run at once, each with --jobs scenarios; a release "
-        "starts once the one before it has run its scenarios, while that one's exploration "
-        f"ends (default {DEFAULT_AT_ONCE})",
+        "starts once the one before it has run its scenarios on the real codex-cli, while "
+        f"that one's fake and exploration end (default {DEFAULT_AT_ONCE})",
     )
     parser.add_argument(
         "--fresh", action="store_true", help="probe every release again, even if recorded"

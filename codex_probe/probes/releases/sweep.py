@@ -1,13 +1,16 @@
 """Probe every release of a range into a history folder, in version order: a release starts
-once the one before it has run its scenarios, while that one's exploration ends
-(`--at-once N`: N releases' scenarios at a time).
+once the one before it has run its scenarios on the real codex-cli, while that one's fake
+runs its scenarios and its exploration ends (`--at-once N`: N releases' scenarios at a
+time).
 
 Why not one release after the other: a release on its own keeps the two cores busy only
 part of its time. Sampled on 0.161.0 (`history` of the one release): both cores busy for
 the first 12 s, while the scenarios and the exploration's lanes run; then 1.0 to 1.5 cores
 for 8 s while the exploration's last lanes wait on codex (turns held in flight,
 notifications that never come: probes/explore/waits.py), and one core for the last second
-(the surface read). Started when the scenarios end, the next release fills that tail. Two
+(the surface read). Started when the scenarios end, the next release fills that tail; started
+when the real codex-cli's end, it also fills the 3 to 4 s of the fake's scenarios, which
+leave a core half idle (4 releases of 0.160.0 to 0.162.0, 3 pairs: 0.94x the wall). Two
 releases started together instead (`--at-once 2` before this) ran their busy parts side by
 side, which saved 4 % and tipped a race of codex into false change points (DEFAULT_AT_ONCE).
 
@@ -55,7 +58,7 @@ from codex_probe.probes.releases.learn.profile import learning_into
 from codex_probe.probes.releases.repro.bundle import REPRO_FOLDER
 from codex_probe.probes.runner.events import Event, ReleaseProbed, Writer, Writers
 from codex_probe.probes.runner.plan import RunPlan
-from codex_probe.probes.runner.release_run import run_release
+from codex_probe.probes.runner.release_run import Once, run_release
 from codex_probe.probes.runner.selection import Selection
 
 GRID_SVG, GRID_HTML = "history.svg", "history.html"
@@ -162,7 +165,7 @@ class _Sweep:
                         continue
                     await scenarios.acquire()  # here, so that releases start in order
                     started = time.monotonic()
-                    turn = _Once(scenarios.release)
+                    turn = Once(scenarios.release)
                     group.create_task(self._one(position, version, started, slots, turn))
         except BaseExceptionGroup as failed:
             # What stopped a release stops the sweep, as it did one release at a time: the
@@ -192,7 +195,7 @@ class _Sweep:
         version: str,
         started: float,
         slots: asyncio.Semaphore,
-        scenarios_ended: _Once,
+        scenarios_ended: Once,
     ) -> None:
         self.running.add(version)
         try:
@@ -219,18 +222,6 @@ class _Sweep:
             + f" ({run.profile.source if run.profile else 'no'} fake profile) "
             f"in {time.monotonic() - started:.1f} s"
         )
-
-
-class _Once:
-    """`action`, done on the first call only."""
-
-    def __init__(self, action: Callable[[], None]) -> None:
-        self.action: Callable[[], None] | None = action
-
-    def __call__(self) -> None:
-        action, self.action = self.action, None
-        if action is not None:
-            action()
 
 
 def _first(failed: BaseExceptionGroup) -> BaseException:

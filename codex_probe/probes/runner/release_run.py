@@ -144,9 +144,9 @@ async def run_release(
 ) -> ReleaseRun:
     """Every finding `plan` asks for on its release, probed `plan.repeat` times; see the
     module docstring. The one entry point of a release run. `scenarios_ended` is called
-    once the last run's scenarios (and the fake's) have ended, or failed, while its
-    exploration may still run (a sweep starts the next release then:
-    probes/releases/sweep.py).
+    once, when the last run's scenarios on the subject have ended (or failed), while its
+    fake's scenarios and its exploration may still run (a sweep starts the next release
+    then: probes/releases/sweep.py).
 
     The scenario events come as each run goes; each finding is judged (FindingJudged) once,
     after the last run: the first run's finding, made broken where the runs differ in its
@@ -163,7 +163,7 @@ async def run_release(
     repeat = max(1, plan.repeat)
     runs = []
     for number in range(repeat):
-        ended = scenarios_ended if number == repeat - 1 else lambda: None
+        ended = Once(scenarios_ended) if number == repeat - 1 else lambda: None
         runs.append(await _run_once(plan, scenarios_only, ended))
     run = runs[0]
     run.undrivable = run.undrivable or undrivable(run.subject)
@@ -211,9 +211,9 @@ async def _run_once(
 
     async def scenarios() -> tuple[ReleaseRun, Backend | None]:
         try:
-            return await _scenarios_once(plan, on_event)
+            return await _scenarios_once(plan, on_event, scenarios_ended)
         finally:
-            scenarios_ended()
+            scenarios_ended()  # where the subject's scenarios could not even start
 
     async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
         judged = group.create_task(scenarios())
@@ -243,9 +243,13 @@ def _learn_book(plan: RunPlan, run: ReleaseRun, schema: Path | None) -> None:
         run.book_problem = f"no answer book was learned: {error}"
 
 
-async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun, Backend | None]:
+async def _scenarios_once(
+    plan: RunPlan, on_event: Listener, subject_ended: Callable[[], None]
+) -> tuple[ReleaseRun, Backend | None]:
     """The scenarios of one run, every finding judged, and the subject's backend (None: it
-    could not start)."""
+    could not start). `subject_ended` is called as the subject's scenarios end: the fake's
+    are light (the cores sat half idle while they ran, 3.4 s of a release's 16), so a
+    sweep starts the next release then."""
     version, selection, subject = plan.release, plan.selection, plan.subject
     limit = asyncio.Semaphore(max(1, plan.jobs))
     if subject.kind == "fake":
@@ -271,6 +275,7 @@ async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun
         observed = await run_scenarios(
             subject_backend, subject_names, limit, on_event, kind=subject.kind
         )
+        subject_ended()
         run = _judged(version, selection, observed, {}, None, flags)
         run.timings = clock.lap("real")
     elif checked_in is not None:
@@ -280,6 +285,7 @@ async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun
             subject_run = group.create_task(
                 run_scenarios(subject_backend, subject_names, limit, on_event)
             )
+            subject_run.add_done_callback(lambda _: subject_ended())
             fake_run = group.create_task(
                 _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
             )
@@ -289,6 +295,7 @@ async def _scenarios_once(plan: RunPlan, on_event: Listener) -> tuple[ReleaseRun
     else:
         observed = await run_scenarios(subject_backend, subject_names, limit, on_event)
         clock.lap("real")
+        subject_ended()
         run = await _learned_and_faked(
             version, selection, observed, learning, limit, on_event, clock
         )
@@ -348,6 +355,19 @@ async def _learned_and_faked(
     run.learned = learned
     clock.lap("fake")
     return run
+
+
+class Once:
+    """`action`, done on the first call only (a release run says its scenarios ended once,
+    wherever they end)."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self.action: Callable[[], None] | None = action
+
+    def __call__(self) -> None:
+        action, self.action = self.action, None
+        if action is not None:
+            action()
 
 
 class _Clock:
