@@ -1,6 +1,7 @@
 """Temporary folders that go when their process goes, even when it is killed outright.
 
-A codex-probe process makes a home per scenario (`codex-probe-*` in TMPDIR) and removes it
+A codex-probe process makes a home per scenario (`codex-probe-*` in its scratch folder,
+harness/scratch.py: TMPDIR, or /dev/shm where it fits) and removes it
 when the scenario ends; kill -9 runs no cleanup, and a run killed mid-way left six homes
 behind. So every such folder is also told to a *janitor*: a small process of its own
 (this file run as a script, `python -I -S temp_folders.py`), started on the first folder,
@@ -112,6 +113,8 @@ import threading  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from codex_probe.harness.scratch import scratch_root  # noqa: E402
+
 JANITOR_EXIT_S = REMOVING_S + 1.0
 
 
@@ -202,14 +205,14 @@ atexit.register(_registry.close)
 
 
 def make_folder(name: str = "", parent: Path | None = None) -> Path:
-    """A new folder `codex-probe-[NAME-]*` (in TMPDIR, or `parent`), removed when this
+    """A new folder `codex-probe-[NAME-]*` (in `scratch_root()`, or `parent`), removed when this
     process ends, whatever ends it, unless `removed()` is called first.
 
     The janitor is started before the folder is made: a signal that kills this process
     between the two leaves nothing unlisted but for the moment of one write."""
     _registry.start()
     prefix = f"{PREFIX}{name}-" if name else PREFIX
-    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent)).resolve()
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent or scratch_root())).resolve()
     _registry.add(folder)
     return folder
 
@@ -221,7 +224,7 @@ def removed(folder: Path) -> None:
 
 @contextlib.contextmanager
 def temporary_folder(name: str, parent: Path | None = None) -> Iterator[Path]:
-    """A new folder `codex-probe-NAME-*` (in TMPDIR), removed at the end of the block, or
+    """A new folder `codex-probe-NAME-*` (in `scratch_root()`), removed at the end of the block, or
     by the janitor if this process is killed inside it."""
     folder = make_folder(name, parent)
     try:

@@ -19,9 +19,10 @@ import re
 from typing import Any
 
 from codex_probe.harness.json_types import json_type
+from codex_probe.harness.scratch import SCRATCH_FOLDER
 
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-TEMPORARY = re.compile(r"/tmp/codex-probe-[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
+TEMPORARY = re.compile(SCRATCH_FOLDER + r"[A-Za-z0-9_]+(/[^\s'\"`,;)]*)?")
 # sessions/2026/12/04/rollout-2026-12-04T16-54-07-<thread>.jsonl: when the thread began.
 ROLLOUT_TIME = re.compile(
     r"(sessions/)\d{4}/\d{2}/\d{2}(/rollout-)\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 import socket
-import tempfile
 from collections.abc import Iterable
 from typing import Any
 
 from codex_probe.fake_appserver.profile import REQUIRED_TEMPLATES, WireDocument
 from codex_probe.fake_appserver.turn_profile import TURN_TEMPLATES
+from codex_probe.harness.scratch import SCRATCH_FOLDER
 from codex_probe.probes.releases.learn.observed import Gap
 
 # (template name, method whose response holds it)
@@ -38,7 +38,7 @@ MASKED_VALUES = {"processId": "0", "aggregatedOutput": ""}
 
 MASKED_ID = "00000000-0000-7000-8000-000000000000"
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-TEMP_HOME = re.compile(re.escape(tempfile.gettempdir()) + r"/codex-probe-[^/\"\s]+")
+TEMP_HOME = re.compile(SCRATCH_FOLDER + r"[^/\"\s]+")
 DAY_FOLDER = re.compile(r"\d{4}/\d{2}/\d{2}")
 STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}")
 # Keys whose integer values are times or durations.
