@@ -5,18 +5,19 @@ Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--at-once 
 
 It runs the real command, `codex-probe history`, over COUNT consecutive published
 releases, in a scratch cache, after one untimed install of each into another scratch
-cache (so npm's own cache is warm and each timed install is what a nightly runner with a
-warm npm cache pays). Per release it prints what history.json records: the seconds from
-its start (once the release before it has run its scenarios on codex, so they overlap
-that one's end; the next release installs in the background meanwhile) to its last
-finding, and the
-phases of the probe (real scenarios, learning the fake's profile, the fake's scenarios);
-the rate is the whole run's wall time over the releases, not their sum. It samples the
-size of the cache the whole time and prints its peak, and the CPU seconds of the history's
-processes (against what the cores could give a release within the target). The target is
-the whole history from 0.120.0 to the latest release in 20 minutes on this machine: the
-bench projects the measured wall per release over that range and prints the ratio. The user's own
-cache is not touched.
+cache, whose npm downloads the timed cache then starts with (so each timed install is what
+a nightly runner with a warm npm cache pays; until 2026-12-05 they were thrown away with
+that cache, and every timed install downloaded its release again). Per release it prints
+what history.json records: the seconds from its start (once the release before it has run
+its scenarios on codex, so they overlap that one's end; the next release installs in the
+background meanwhile) to its last finding, and the phases of the probe (real scenarios,
+learning the fake's profile, the fake's scenarios); the rate is the whole run's wall time
+over the releases, not their sum. It samples the size of the cache the whole time and
+prints its peak (npm's downloads included), and the CPU seconds of the history's processes
+(against what the cores could give a release within the target). The target is the whole
+history from 0.120.0 to the latest release in 20 minutes on this machine: the bench
+projects the measured wall per release over that range and prints the ratio. The user's
+own cache is not touched.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 from codex_probe.harness.codex.cache import CACHE_ENV  # noqa: E402
 from codex_probe.harness.codex.install import InstallError, install  # noqa: E402
 from codex_probe.harness.codex.installs import tree_size  # noqa: E402
+from codex_probe.harness.codex.npm_cache import npm_cache_dir  # noqa: E402
 from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
 from codex_probe.probes.releases.span import published_range  # noqa: E402
 from codex_probe.probes.releases.sweep import DEFAULT_AT_ONCE  # noqa: E402
@@ -54,16 +56,24 @@ GB = 1024**3
 
 
 class PeakSize:
-    """The largest size `folder` reached, sampled every `every` seconds in a thread."""
+    """The largest size `folder` reached, sampled every `every` seconds in a thread; a
+    subfolder that does not change (`fixed`: npm's downloads, some 10 GB) is measured once,
+    not walked every second beside the run."""
 
-    def __init__(self, folder: Path, every: float = 1.0) -> None:
-        self.folder, self.every, self.peak = folder, every, 0
+    def __init__(self, folder: Path, fixed: Path, every: float = 1.0) -> None:
+        self.folder, self.fixed, self.every, self.peak = folder, fixed, every, 0
+        self.fixed_size = tree_size(fixed) if fixed.is_dir() else 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
+    def _size(self) -> int:
+        """The fixed part's size and the rest's now (files at the top level are small)."""
+        parts = [part for part in self.folder.iterdir() if part != self.fixed]
+        return self.fixed_size + sum(tree_size(part) for part in parts if part.is_dir())
+
     def _sample(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, tree_size(self.folder))
+            self.peak = max(self.peak, self._size())
             self._stop.wait(self.every)
 
     def __enter__(self) -> PeakSize:
@@ -73,7 +83,7 @@ class PeakSize:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, tree_size(self.folder))
+        self.peak = max(self.peak, self._size())
 
 
 def _children_cpu() -> float:
@@ -104,16 +114,21 @@ def main() -> None:
                 shutil.rmtree(install(version).root)
             except InstallError as error:  # e.g. 0.142.1: its platform package is missing
                 print(f"{version}: not installable ({error})"[:200], file=sys.stderr)
-        shutil.rmtree(scratch / "warm")
         timed_cache, out = scratch / "timed", scratch / "history"
+        timed_cache.mkdir()
+        # npm's downloads live in codex-probe's cache (npm_cache.py): the timed cache starts
+        # with them and no install, as a nightly runner's would (unless the caller chose an
+        # npm cache, which both share).
+        if (downloads := npm_cache_dir(scratch / "warm")).is_dir():
+            downloads.rename(npm_cache_dir(timed_cache))
+        shutil.rmtree(scratch / "warm")
         command = [
             sys.executable, "-m", "codex_probe.cli", "history", "--from", releases[0],
             "--to", releases[-1], "--out", str(out), "--jobs", str(args.jobs),
             "--at-once", str(args.at_once),
         ]  # fmt: skip
         env = {**os.environ, CACHE_ENV: str(timed_cache)}
-        timed_cache.mkdir()
-        with PeakSize(timed_cache) as size:
+        with PeakSize(timed_cache, npm_cache_dir(timed_cache)) as size:
             started, cpu_before = time.monotonic(), _children_cpu()
             done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
             wall, cpu = time.monotonic() - started, _children_cpu() - cpu_before
@@ -161,6 +176,8 @@ def main() -> None:
         "median_release_s": statistics.median(r["seconds"] for r in probed or rows),
         "median_gap_s": _median_gap([row["ended"] for row in probed]),
         "peak_cache_gb": round(size.peak / GB, 2),
+        # Of that, npm's downloads the cache started with.
+        "npm_cache_gb": round(size.fixed_size / GB, 2),
         "history_releases": len(whole),
         "projected_history_s": round(projected, 1),
         "target_s": TARGET_S,
@@ -181,7 +198,8 @@ def main() -> None:
         f"{len(rows)} releases in {wall:.1f} s: {per_release:.1f} s per probed release "
         f"(one ends every {report['median_gap_s']} s, median; each lasts "
         f"{report['median_release_s']} s, median, overlapping the one before it); "
-        f"peak cache {report['peak_cache_gb']} GB; "
+        f"peak cache {report['peak_cache_gb']} GB ({report['npm_cache_gb']} GB of it npm's "
+        "downloads, there from the start); "
         f"on {report['machine']}"
     )
     print(
