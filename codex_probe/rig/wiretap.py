@@ -25,7 +25,6 @@ docs/observations/real-turns.md.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import time
 from collections import deque
@@ -35,6 +34,7 @@ from typing import Any, Self
 
 from aiohttp import web
 
+from codex_probe.harness.jsonrpc.framing import decode_json
 from codex_probe.rig.captures import MASK, CapturedRequest, mask_headers
 from codex_probe.rig.replies import (
     Hold,
@@ -264,7 +264,7 @@ class Wiretap:
         if raw:
             body_text = raw.decode("utf-8", errors="replace")
             try:
-                body = json.loads(body_text)
+                body = decode_json(body_text)
             except ValueError:
                 body = None
         async with self._arrived:

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from codex_probe.harness.jsonrpc.framing import decode_json
+
 Direction = Literal["send", "recv", "malformed"]
 
 MASK = "***"
@@ -106,7 +108,7 @@ class TranscriptEntry:
     @property
     def message(self) -> Any:
         if self._wire is not None:
-            self._message, self._wire = json.loads(self._wire), None
+            self._message, self._wire = decode_json(self._wire), None
         return self._message
 
     def to_json(self) -> dict[str, Any]:
@@ -141,7 +143,7 @@ class Transcript:
     def record_wire(self, direction: Direction, text: str) -> None:
         """Record the message whose JSON text went over the wire."""
         if needs_masking(text):
-            self.record(direction, json.loads(text))
+            self.record(direction, decode_json(text))
         else:
             self._add(TranscriptEntry.from_wire(direction, self._now(), text))
 
