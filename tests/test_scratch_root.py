@@ -27,10 +27,13 @@ def decided_again(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     scratch_root.cache_clear()
 
 
-def test_scratch_folders_go_to_the_tmpdir_the_user_set(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decided_again: None
+@pytest.mark.parametrize("variable", ["TMPDIR", "TMP"])
+def test_scratch_folders_go_to_the_temp_folder_the_user_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decided_again: None, variable: str
 ) -> None:
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    for name in scratch.USER_TEMP:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, str(tmp_path))
     assert scratch_root() == tmp_path.resolve()
     folder = make_folder("x")
     try:
@@ -43,7 +46,8 @@ def test_scratch_folders_go_to_the_tmpdir_the_user_set(
 def test_without_a_tmpdir_a_ram_folder_that_fits_is_taken_and_else_the_system_temp_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decided_again: None
 ) -> None:
-    monkeypatch.delenv("TMPDIR", raising=False)
+    for name in scratch.USER_TEMP:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(scratch, "RAM_FOLDER", tmp_path)
     monkeypatch.setattr(scratch, "ram_folder_fits", lambda folder: folder == tmp_path)
     assert scratch_root() == tmp_path.resolve()

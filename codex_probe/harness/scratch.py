@@ -9,7 +9,7 @@ disk), 4 releases of `codex-probe history` (0.160.0 to 0.162.0, 3 pairs in turn)
 0.91x the CPU and 0.91x the wall with the homes on tmpfs, the system time a quarter less,
 every surface the same. A history's homes took at most 104 MB at once there.
 
-A TMPDIR the user set is theirs to choose, and is kept. /dev/shm is taken only with
+A TMPDIR (or TEMP, TMP) the user set is theirs to choose, and is kept. /dev/shm is taken only with
 MIN_FREE free (a container's default 64 MB is not enough) and without `noexec`.
 """
 
@@ -25,6 +25,8 @@ from pathlib import Path
 # and learned profiles of two machines compare.
 SCRATCH_FOLDER = r"(?:/[^/\s'\"`,;)]+)+/codex-probe-"
 RAM_FOLDER = Path("/dev/shm")
+# The variables Python's tempfile reads for the user's temp folder, in its order.
+USER_TEMP = ("TMPDIR", "TEMP", "TMP")
 MIN_FREE = 2 * 1024**3
 TMPFS = "tmpfs"
 
@@ -32,7 +34,7 @@ TMPFS = "tmpfs"
 @functools.cache
 def scratch_root() -> Path:
     """The folder scratch folders are made in (resolved), decided once per process."""
-    if os.environ.get("TMPDIR"):
+    if any(os.environ.get(name) for name in USER_TEMP):
         return Path(tempfile.gettempdir()).resolve()
     if ram_folder_fits(RAM_FOLDER):
         return RAM_FOLDER.resolve()
