@@ -34,9 +34,8 @@ TMPFS = "tmpfs"
 @functools.cache
 def scratch_root() -> Path:
     """The folder scratch folders are made in (resolved), decided once per process."""
-    if any(os.environ.get(name) for name in USER_TEMP):
-        return Path(tempfile.gettempdir()).resolve()
-    if ram_folder_fits(RAM_FOLDER):
+    chosen = any(os.environ.get(name) for name in USER_TEMP)
+    if not chosen and ram_folder_fits(RAM_FOLDER):
         return RAM_FOLDER.resolve()
     return Path(tempfile.gettempdir()).resolve()
 
