@@ -10,7 +10,12 @@ import pytest
 from codex_probe.probes.explore.plan import Cell
 from codex_probe.probes.explore.record import CellRecord
 from codex_probe.probes.explore.states import Subject
-from codex_probe.probes.explore.waits import _queues_a_turn, _unloads, loads_with_config
+from codex_probe.probes.explore.waits import (
+    _queues_a_turn,
+    _unloads,
+    loads_with_config,
+    waits_long,
+)
 
 CONFIG = {"threadId": "{{thread}}", "config": {"explore": "explore"}}
 
@@ -109,3 +114,19 @@ def test_a_thread_said_to_be_unloaded_or_closed_completes_no_more_turns(message:
 )
 def test_what_keeps_a_thread_loaded_does_not_end_the_wait_for_its_turns(message: Any) -> None:
     assert not _unloads(message, {"t"})
+
+
+@pytest.mark.parametrize(
+    ("method", "long"),
+    [
+        ("externalAgentConfig/import", True),  # a completion 0.122.0 on never send
+        ("account/login/start", True),
+        ("thread/name/set", False),  # an announcement, awaited briefly
+        ("skills/extraRoots/set", False),
+        ("thread/read", False),  # nothing awaited
+    ],
+)
+def test_only_a_call_that_awaits_more_than_an_announcement_waits_long(
+    method: str, long: bool
+) -> None:
+    assert waits_long(method) is long
