@@ -8,6 +8,7 @@ starts in turn, while they run.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -20,6 +21,8 @@ import pytest
 from codex_probe.harness import child_env
 from codex_probe.harness.codex.install import Installation, run_codex_tool
 from codex_probe.harness.codex.npm import run_npm
+from codex_probe.harness.codex.npm_tarballs import CachedTarball, unpack_tarball
+from codex_probe.harness.codex.progress import InstallProgress
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.reporting.allure_install import install_allure
 from codex_probe.reporting.allure_report import generate_html
@@ -135,6 +138,23 @@ def test_npm_and_what_it_runs_hold_no_canary(tmp_path: Path, canaries: list[str]
     )
     assert [one for one in seen if one.exe.endswith("/sleep")]
     assert_clean(seen, canaries, ran="npm")
+
+
+def test_the_unpacker_of_npm_s_tarballs_holds_no_canary(
+    tmp_path: Path, canaries: list[str]
+) -> None:
+    # A named pipe for a tarball: the unpacker waits on it, long enough to be read.
+    tarball = tmp_path / "tarball"
+    os.mkfifo(tarball)
+    into = tmp_path / "into"
+    cached = CachedTarball("https://registry.example/t.tgz", tarball, "00")
+    seen = watch_while(
+        lambda: unpack_tarball(cached, into, InstallProgress("a tarball", into)),
+        until=lambda seen: any(one.runs("codex_probe.harness.codex.unpack") for one in seen),
+        deadline_s=CHILD_DEADLINE_S,
+        then=kill_all,
+    )
+    assert_clean(seen, canaries, ran="codex_probe.harness.codex.unpack")
 
 
 @pytest.mark.real

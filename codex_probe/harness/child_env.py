@@ -14,6 +14,7 @@ variables or prefixes; on top of that, a variable whose name says it holds a sec
 | codex one-shot tools (`harness.codex.install`) | PATH | HOME, CODEX_HOME |
 | node asking codex's launcher (`harness.codex.direct_launch`) | PATH | codex's, scratch |
 | npm (`harness.codex.npm`) | PATH, HOME, TMPDIR, proxy, CA and `NPM_CONFIG_*` | |
+| unpacking a tarball of npm's cache (`harness.codex.npm_tarballs`) | | |
 | Allure (`reporting.allure_report`) | PATH, the CI names it reads | HOME |
 | Chromium (`reporting.browser`) | PATH | HOME |
 
@@ -80,6 +81,8 @@ CODEX = AllowList(names=("PATH",))
 # A command the fake app-server runs for a scripted model: what the fake itself was given,
 # less CODEX_HOME (codex's own home is no business of the command's).
 FAKE_COMMAND = AllowList(names=("PATH", "HOME", "LANG", "LC_ALL", "TZ"))
+# Unpacking a tarball (python -I): its arguments say all it needs.
+UNPACK = AllowList()
 # Chromium: a throwaway profile is its HOME; nothing else.
 BROWSER = AllowList(names=("PATH",))
 # A client whose contract is recorded: the tap's `codex` first on its PATH, the recording's

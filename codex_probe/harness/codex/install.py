@@ -9,7 +9,6 @@ installs of the same version safe; the second waits and then finds it done.
 from __future__ import annotations
 
 import contextlib
-import platform
 import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -180,17 +179,6 @@ def _build(version: str, staging: Path, published: list[str]) -> None:
         raise InstallError(f"npm installed a codex that reports {reported!r}, not {version}")
 
 
-def platform_name() -> str:
-    """This machine as npm's codex platform packages name it: linux-x64, darwin-arm64, ..."""
-    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
-        platform.system(), platform.system().lower()
-    )
-    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(
-        platform.machine().lower(), platform.machine().lower()
-    )
-    return f"{system}-{machine}"
-
-
 def missing_platform_build(
     version: str, builds: dict[str, str], published: list[str], platform_id: str | None = None
 ) -> str | None:
@@ -202,7 +190,7 @@ def missing_platform_build(
     """
     if not builds:
         return None
-    wanted = platform_id or platform_name()
+    wanted = platform_id or npm.platform_name()
     target = builds.get(f"{NPM_PACKAGE}-{wanted}")
     if target is None:
         return f"{NPM_PACKAGE}-{wanted}"

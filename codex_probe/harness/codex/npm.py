@@ -7,16 +7,18 @@ unless the caller chose one (`npm_cache.py`).
 
 from __future__ import annotations
 
+import functools
 import json
+import platform
 import shutil
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 from codex_probe.harness import child_env
 from codex_probe.harness.codex.npm_cache import npm_cache_env
-from codex_probe.harness.codex.progress import PROGRESS_EVERY_S, InstallProgress
+from codex_probe.harness.codex.npm_tarballs import NotUnpacked, unpack_release
+from codex_probe.harness.codex.progress import InstallProgress, wait_showing
 from codex_probe.harness.codex.versions import NPM_PACKAGE
 from codex_probe.harness.jsonrpc.process import end_process_group
 from codex_probe.harness.parent_death import bound_to_this_process
@@ -56,7 +58,11 @@ def run_npm(
         start_new_session=True,
     )
     try:
-        stdout, stderr = _wait(process, timeout, progress)
+        if progress is None:
+            stdout, stderr = wait_showing(process, timeout, None)
+        else:
+            with progress:
+                stdout, stderr = wait_showing(process, timeout, progress)
     except subprocess.TimeoutExpired:
         raise NpmError(f"`npm {' '.join(args)}` did not finish within {timeout:.0f}s") from None
     finally:
@@ -74,25 +80,6 @@ def _reason(stderr: str) -> str:
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
     said = [line for line in lines if "complete log of this run" not in line]
     return (said or lines or ["(no output)"])[-1]
-
-
-def _wait(
-    process: subprocess.Popen[str], timeout: float, progress: InstallProgress | None
-) -> tuple[str, str]:
-    """npm's output once it exits; until then, at most every PROGRESS_EVERY_S, the folder
-    it fills is measured for the progress line."""
-    if progress is None:
-        return process.communicate(timeout=timeout)
-    deadline = time.monotonic() + timeout
-    with progress:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise subprocess.TimeoutExpired(process.args, timeout)
-            try:
-                return process.communicate(timeout=min(PROGRESS_EVERY_S, left))
-            except subprocess.TimeoutExpired:
-                progress.update()
 
 
 def published_versions() -> list[str]:
@@ -117,7 +104,32 @@ def latest_version() -> str:
     return run_npm(["view", f"{NPM_PACKAGE}@latest", "version"], timeout=60).strip()
 
 
+@functools.cache
+def codex_registry() -> str | None:
+    """The registry npm installs codex's scope from, if npm says (asked once a process:
+    0.2 CPU-s)."""
+    scope = NPM_PACKAGE.split("/", 1)[0]
+    said = run_npm(["config", "get", "registry", f"{scope}:registry"], timeout=60)
+    pairs = (line.partition("=") for line in said.splitlines())
+    values = {key.strip(): value.strip() for key, _, value in pairs}
+    scoped = values.get(f"{scope}:registry", "")
+    chosen = scoped if scoped not in ("", "undefined", "null") else values.get("registry", "")
+    return chosen if chosen.startswith(("https://", "http://")) else None
+
+
 def install_package(version: str, prefix: Path) -> None:
+    """The exact codex version in `prefix` (its own node_modules), as `npm install` puts it
+    there: unpacked from npm's cache when npm has its tarballs (npm_tarballs.py), else
+    installed by npm."""
+    try:
+        unpack_release(version, prefix, platform_name(), codex_registry())
+        return
+    except NotUnpacked:
+        pass  # npm's job: a release new to this machine, or one this cannot unpack exactly
+    npm_install(version, prefix)
+
+
+def npm_install(version: str, prefix: Path) -> None:
     """`npm install` the exact codex version into `prefix` (its own node_modules)."""
     progress = InstallProgress(f"codex-cli {version} from npm", prefix)
     run_npm(
@@ -133,3 +145,14 @@ def install_package(version: str, prefix: Path) -> None:
         ],
         progress=progress,
     )
+
+
+def platform_name() -> str:
+    """This machine as npm's codex platform packages name it: linux-x64, darwin-arm64, ..."""
+    system = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}.get(
+        platform.system(), platform.system().lower()
+    )
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(
+        platform.machine().lower(), platform.machine().lower()
+    )
+    return f"{system}-{machine}"

@@ -59,6 +59,15 @@ def npm_cache_env(root: Path | None = None) -> dict[str, str]:
     return {"npm_config_cache": str(folder)}
 
 
+def npm_cache_in_use(root: Path | None = None) -> Path | None:
+    """The folder npm's children keep their cache in: the caller's choice, or codex-probe's
+    own (held in use from now on); None when npm picks its own (ours is not writable)."""
+    if (chosen := chosen_by_caller()) is not None:
+        return Path(chosen).expanduser()
+    given = npm_cache_env(root).get("npm_config_cache")
+    return Path(given) if given else None
+
+
 @dataclass(frozen=True)
 class NpmCachePrune:
     folder: Path

@@ -8,6 +8,7 @@ ends, as pip and npm do, instead of a bar redrawn into a log.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -75,3 +76,21 @@ class InstallProgress:
             size = folder_size(self.folder) / 1e6
             seconds = time.monotonic() - self.started
             print(f"installed {self.what}: {size:.0f} MB in {seconds:.0f} s", file=self.stream)
+
+
+def wait_showing(
+    process: subprocess.Popen[str], timeout: float, progress: InstallProgress | None
+) -> tuple[str, str]:
+    """The process's output once it exits; until then, at most every PROGRESS_EVERY_S, the
+    folder it fills is measured for the progress line."""
+    if progress is None:
+        return process.communicate(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise subprocess.TimeoutExpired(process.args, timeout)
+        try:
+            return process.communicate(timeout=min(PROGRESS_EVERY_S, left))
+        except subprocess.TimeoutExpired:
+            progress.update()
