@@ -122,10 +122,9 @@ def unpack_release(version: str, prefix: Path, platform: str, registry: str | No
         raise NotUnpacked("npm keeps a cache of its own choosing")
     if registry is None:
         raise NotUnpacked("npm names no registry URL")
-    base = registry
     build = f"{version}-{platform}"
-    package = cached_tarball(cache / "_cacache", tarball_url(base, version))
-    platform_build = cached_tarball(cache / "_cacache", tarball_url(base, build))
+    package = cached_tarball(cache / "_cacache", tarball_url(registry, version))
+    platform_build = cached_tarball(cache / "_cacache", tarball_url(registry, build))
     if package is None or platform_build is None:
         raise NotUnpacked("not in npm's cache yet")
     modules = prefix / "node_modules"

@@ -27,7 +27,7 @@ import stat
 import sys
 import tarfile
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO, cast
+from typing import Any, cast
 
 from isal import igzip, isal_zlib
 
@@ -47,7 +47,7 @@ class NotUnpackable(Exception):
 class _Hashing(io.RawIOBase):
     """The file as read, every byte also fed to a sha512."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: io.BufferedReader) -> None:
         super().__init__()
         self.raw = raw
         self.digest = hashlib.sha512()
@@ -56,7 +56,7 @@ class _Hashing(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        count = self.raw.readinto(buffer)  # type: ignore[attr-defined]
+        count = self.raw.readinto(buffer)
         self.digest.update(memoryview(buffer)[:count])
         return int(count)
 
