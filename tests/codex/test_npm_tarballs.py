@@ -5,7 +5,6 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -111,9 +110,10 @@ def test_a_release_in_npm_s_cache_is_unpacked_into_the_folders_npm_makes(
     ]
 
 
-def _left_to_npm(prefix: Path, *args: Any) -> str:
+def _left_to_npm(prefix: Path, registry: str = REGISTRY) -> str:
+    """Why VERSION, unpacked into `prefix`, is left to npm; that nothing was left there."""
     with pytest.raises(NotUnpacked) as caught:
-        unpack_release(*args)
+        unpack_release(VERSION, prefix, PLATFORM, registry)
     assert not list(prefix.iterdir()), "a release left to npm leaves nothing behind"
     return str(caught.value)
 
@@ -122,14 +122,14 @@ def test_a_release_whose_platform_build_npm_has_not_downloaded_is_left_to_npm(
     cacache: Path, prefix: Path
 ) -> None:
     release(cacache, VERSION, with_build=False)
-    assert "not in npm's cache" in _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    assert "not in npm's cache" in _left_to_npm(prefix)
 
 
 def test_a_release_downloaded_from_another_registry_is_left_to_npm(
     cacache: Path, prefix: Path
 ) -> None:
     release(cacache, VERSION)
-    why = _left_to_npm(prefix, VERSION, prefix, PLATFORM, "https://elsewhere.example/")
+    why = _left_to_npm(prefix, "https://elsewhere.example/")
     assert "not in npm's cache" in why
 
 
@@ -149,7 +149,7 @@ def test_a_package_npm_would_do_more_with_than_unpack_is_left_to_npm(
     cacache: Path, prefix: Path, package_json: bytes, said: str
 ) -> None:
     release(cacache, VERSION, package_json=package_json)
-    assert said in _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    assert said in _left_to_npm(prefix)
 
 
 @pytest.mark.parametrize(
@@ -164,12 +164,12 @@ def test_a_platform_build_npm_would_do_more_with_than_unpack_is_left_to_npm(
     cacache: Path, prefix: Path, build_json: bytes, said: str
 ) -> None:
     release(cacache, VERSION, build_json=build_json)
-    assert said in _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    assert said in _left_to_npm(prefix)
 
 
 def test_a_tarball_holding_a_link_is_left_to_npm(cacache: Path, prefix: Path) -> None:
     release(cacache, VERSION, build_links={"package/vendor/rg": "/usr/bin/rg"})
-    assert "not a file or a folder" in _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    assert "not a file or a folder" in _left_to_npm(prefix)
 
 
 def test_a_tarball_whose_bytes_changed_in_the_cache_is_left_to_npm(
@@ -180,7 +180,7 @@ def test_a_tarball_whose_bytes_changed_in_the_cache_is_left_to_npm(
     assert found is not None
     changed = tarball({"package/package.json": manifest(f"{VERSION}-{PLATFORM}")})
     found.path.write_bytes(changed)
-    why = _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    why = _left_to_npm(prefix)
     assert "its sha512 is not the one npm's cache names it by" in why
 
 
@@ -190,7 +190,7 @@ def test_a_cache_npm_chose_for_itself_is_left_to_npm(
     monkeypatch.delenv("NPM_CONFIG_CACHE", raising=False)
     monkeypatch.delenv("npm_config_cache", raising=False)
     monkeypatch.setattr("codex_probe.harness.codex.npm_tarballs.npm_cache_in_use", lambda: None)
-    why = _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    why = _left_to_npm(prefix)
     assert "npm keeps a cache of its own choosing" in why
 
 
@@ -261,7 +261,7 @@ def test_a_tarball_with_a_native_build_is_left_to_npm(cacache: Path, prefix: Pat
     )
     release(cacache, VERSION)
     store(cacache, tarball_url(REGISTRY, VERSION), package)
-    assert "native build" in _left_to_npm(prefix, VERSION, prefix, PLATFORM, REGISTRY)
+    assert "native build" in _left_to_npm(prefix)
 
 
 def _tree(root: Path) -> dict[str, tuple[str, int, str]]:
