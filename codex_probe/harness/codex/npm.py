@@ -19,7 +19,7 @@ from codex_probe.harness import child_env
 from codex_probe.harness.codex.npm_cache import npm_cache_env
 from codex_probe.harness.codex.npm_tarballs import NotUnpacked, unpack_release
 from codex_probe.harness.codex.progress import InstallProgress, wait_showing
-from codex_probe.harness.codex.versions import NPM_PACKAGE
+from codex_probe.harness.codex.versions import NPM_PACKAGE, NPM_SCOPE
 from codex_probe.harness.jsonrpc.process import end_process_group
 from codex_probe.harness.parent_death import bound_to_this_process
 
@@ -108,11 +108,10 @@ def latest_version() -> str:
 def codex_registry() -> str | None:
     """The registry npm installs codex's scope from, if npm says (asked once a process:
     0.2 CPU-s)."""
-    scope = NPM_PACKAGE.split("/", 1)[0]
-    said = run_npm(["config", "get", "registry", f"{scope}:registry"], timeout=60)
+    said = run_npm(["config", "get", "registry", f"{NPM_SCOPE}:registry"], timeout=60)
     pairs = (line.partition("=") for line in said.splitlines())
     values = {key.strip(): value.strip() for key, _, value in pairs}
-    scoped = values.get(f"{scope}:registry", "")
+    scoped = values.get(f"{NPM_SCOPE}:registry", "")
     chosen = scoped if scoped not in ("", "undefined", "null") else values.get("registry", "")
     return chosen if chosen.startswith(("https://", "http://")) else None
 

@@ -37,7 +37,7 @@ from typing import Any
 from codex_probe.harness import child_env
 from codex_probe.harness.codex.npm_cache import npm_cache_in_use
 from codex_probe.harness.codex.progress import InstallProgress, wait_showing
-from codex_probe.harness.codex.versions import NPM_PACKAGE
+from codex_probe.harness.codex.versions import NPM_NAME, NPM_PACKAGE, NPM_SCOPE
 from codex_probe.harness.parent_death import bound_to_this_process
 
 INDEX = Path("index-v5")
@@ -69,8 +69,7 @@ class CachedTarball:
 def tarball_url(registry: str, build: str) -> str:
     """Where the registry serves the codex package's tarball of `build` (`0.171.0`, or a
     platform build, `0.171.0-linux-x64`): npm's standard path for a scoped package."""
-    name = NPM_PACKAGE.split("/", 1)[1]
-    return f"{registry.rstrip('/')}/{NPM_PACKAGE}/-/{name}-{build}.tgz"
+    return f"{registry.rstrip('/')}/{NPM_PACKAGE}/-/{NPM_NAME}-{build}.tgz"
 
 
 def cached_tarball(cacache: Path, url: str) -> CachedTarball | None:
@@ -128,9 +127,8 @@ def unpack_release(version: str, prefix: Path, platform: str, registry: str | No
     if package is None or platform_build is None:
         raise NotUnpacked("not in npm's cache yet")
     modules = prefix / "node_modules"
-    scope, name = NPM_PACKAGE.split("/", 1)
-    package_dir = modules / scope / name
-    build_dir = modules / scope / f"{name}-{platform}"
+    package_dir = modules / NPM_SCOPE / NPM_NAME
+    build_dir = modules / NPM_SCOPE / f"{NPM_NAME}-{platform}"
     try:
         with InstallProgress(f"codex-cli {version} from npm's cache", modules) as progress:
             unpack_tarball(package, package_dir, progress)
@@ -140,7 +138,7 @@ def unpack_release(version: str, prefix: Path, platform: str, registry: str | No
         launcher = package_dir / LAUNCHER["codex"]
         launcher.chmod(0o755)
         (modules / ".bin").mkdir()
-        (modules / ".bin" / "codex").symlink_to(Path("..", scope, name, LAUNCHER["codex"]))
+        (modules / ".bin" / "codex").symlink_to(Path("..", NPM_SCOPE, NPM_NAME, LAUNCHER["codex"]))
     except (NotUnpacked, OSError) as why:
         shutil.rmtree(modules, ignore_errors=True)
         raise NotUnpacked(str(why)) from None
@@ -215,7 +213,7 @@ def _check_platform_build(folder: Path, build: str) -> None:
 def _bins(bin_field: Any) -> dict[str, str] | None:
     """npm's `bin`, as names to paths inside the package (a string names the package's own)."""
     if isinstance(bin_field, str):
-        bin_field = {NPM_PACKAGE.split("/", 1)[1]: bin_field}
+        bin_field = {NPM_NAME: bin_field}
     if not isinstance(bin_field, dict):
         return None
     return {str(k): PurePosixPath(str(v)).as_posix() for k, v in bin_field.items()}

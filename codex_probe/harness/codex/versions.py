@@ -12,6 +12,8 @@ SPEC_CODEX_VERSION = "0.120.0"
 DEFAULT_MATRIX: tuple[str, ...] = (SPEC_CODEX_VERSION, DEFAULT_CODEX_VERSION)
 
 NPM_PACKAGE = "@openai/codex"
+# Its scope and its name in it: npm's tarball paths, folders and registry settings use them.
+NPM_SCOPE, NPM_NAME = NPM_PACKAGE.split("/", 1)
 LATEST = "latest"
 
 # A version is a file name in the cache and in a history's folder: X.Y.Z, ASCII digits, with
