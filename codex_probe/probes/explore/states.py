@@ -14,7 +14,9 @@
 Each state is reached once (its *base*); a call that may change its thread gets a *copy*:
 a fork of the base (idle, compacted, forked, rolled-back), a fork of the idle base then
 archived (archived) or given a held turn (in-flight), a fork made by the earlier process
-(unloaded, so it is not loaded either), or a thread started for it (new). A copy made by
+(unloaded, so it is not loaded either; made for the share of the calls measured to need
+one, and made again, with a process of its own after, should they run out), or a thread
+started for it (new). A copy made by
 fork carries the base's history: for the call it is the state, plus the fork's
 `forkedFromId`.
 """
@@ -220,13 +222,17 @@ class ThreadLab:
         self.bases[state] = base
         return base
 
-    async def copy(self, state: str) -> Subject:
-        """A thread of its own in `state`, for one call."""
+    async def copy(self, state: str, wanted: int = 1) -> Subject:
+        """A thread of its own in `state`, for one call (of `wanted` calls still to come in
+        the state: an unloaded pool that has run dry is made again for all of them)."""
         pool = self.pools.get(state)
         if pool:
             return pool.pop(0)
         if state == UNLOADED:
-            raise StateUnreachable("no unloaded thread was made for this call")
+            if UNLOADED not in self.bases:
+                raise StateUnreachable("no unloaded thread was made for this call")
+            await self.refill_unloaded(max(1, wanted))
+            return self.pools[UNLOADED].pop(0)
         if state == NEW:
             return await self.start()
         if state in (ARCHIVED, IN_FLIGHT):
@@ -245,6 +251,14 @@ class ThreadLab:
         await self.turn(base)
         self.bases[UNLOADED] = base
         self.pools[UNLOADED] = [await self.fork(base) for _ in range(copies)]
+
+    async def refill_unloaded(self, copies: int) -> None:
+        """`copies` more unloaded threads: forks of the unloaded base (which no call is
+        asked about: it is as the earlier process left it), then a process of its own for
+        what follows, which finds them on disk only."""
+        base = self.bases[UNLOADED]
+        self.pools[UNLOADED] = [await self.fork(base) for _ in range(copies)]
+        await self.session.restart()
 
 
 def _about(thread_id: str) -> Callable[[Notification], bool]:
