@@ -43,6 +43,7 @@ class Releases:
         self.no_binary: set[str] = set()
         self.fails: dict[str, Exception] = {}
         self.at_once = 1
+        self.plans: list[RunPlan] = []
         self.changed: asyncio.Condition | None = None
         monkeypatch.setattr(sweep, "install", self.install)
         monkeypatch.setattr(budget, "install", self.install)
@@ -59,6 +60,7 @@ class Releases:
         self, plan: RunPlan, on_event: Any, scenarios_ended: Callable[[], None]
     ) -> ReleaseRun:
         version = plan.release
+        self.plans.append(plan)
         assert version in self.installed, f"{version} ran before its install"
         self.changed = self.changed or asyncio.Condition()
         await self._change(version, "started", self.running.add, self.in_scenarios.add)
@@ -163,3 +165,13 @@ def test_what_stops_one_release_stops_the_sweep_as_itself_not_as_a_group(
         releases.sweep(tmp_path / "history", 2)
     assert "0.5.0" not in releases.started
     assert not releases.running
+
+
+def test_every_release_of_a_sweep_shares_what_the_explorations_learnt_goes_unanswered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    releases = Releases(tmp_path, monkeypatch)
+    releases.sweep(tmp_path / "history", 2)
+    shared = {id(plan.unanswered) for plan in releases.plans}
+    assert len(releases.plans) == len(RELEASES)
+    assert len(shared) == 1 and releases.plans[0].unanswered is not None

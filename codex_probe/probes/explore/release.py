@@ -16,6 +16,7 @@ from codex_probe.harness.codex.install import InstallError, UnknownVersionError
 from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.jsonrpc.errors import JsonRpcError
 from codex_probe.probes.explore.run import explore
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.runner.selection import Selection, Subject
 from codex_probe.rig.backends import BackendError, make_backend
 
@@ -32,17 +33,20 @@ CANNOT_RUN = (
 
 
 async def explore_release(
-    version: str, selection: Selection, subject: Subject
+    version: str, selection: Selection, subject: Subject, unanswered: Unanswered | None = None
 ) -> dict[str, Any] | str | None:
     """The exploration record of `version` as `selection` asks for it (see the module):
-    None when none is asked for."""
+    None when none is asked for. `unanswered`: what earlier explorations of the run learnt
+    goes unanswered (unanswered.py)."""
     if not selection.surface or subject.kind != "real":
         return None
     if selection.surface_scenarios is not None and not selection.explore_cells:
         return None
     try:
         backend = make_backend("real", version)
-        record = await explore(backend, only=set(selection.explore_cells) or None)
+        record = await explore(
+            backend, only=set(selection.explore_cells) or None, unanswered=unanswered
+        )
     except CANNOT_RUN as error:
         return _could_not_run(error)
     except BaseExceptionGroup as group:

@@ -287,11 +287,14 @@ async def explore(
     walks: int = 0,
     steps: int = DEFAULT_STEPS,
     walk_variants: tuple[str, ...] = (MINIMAL, FULL),
+    unanswered: Unanswered | None = None,
 ) -> ExplorationRecord:
     """Every cell of the release's plan (or only those named), on `backend`, unless not
     `sweep`; then `walks` random walks of `steps` steps, seeded `seed`, `seed + 1`...
     `on_lane` is given each lane's transcript as the lane ends (bench/probes.py replays
-    them). A walk's calls are the plan's `walk_variants` in `idle`."""
+    them). A walk's calls are the plan's `walk_variants` in `idle`. `unanswered`: what
+    explorations before this one learnt goes unanswered (a history's earlier releases);
+    None: this one learns alone."""
     schema_dir = backend.schema_dir
     plan = plan or make_plan(schema_dir)
     if only:
@@ -311,7 +314,8 @@ async def explore(
         for outbound in outbounds:  # one per lane: a cell's outbound requests are its lane's
             await stack.enter_async_context(outbound)
 
-        unanswered = Unanswered()  # what one lane learns goes unanswered, every lane knows
+        if unanswered is None:  # what one lane learns goes unanswered, every lane knows
+            unanswered = Unanswered()
 
         def lane(name: str, outbound: Outbound) -> Lane:
             return Lane(

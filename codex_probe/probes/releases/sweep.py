@@ -45,6 +45,7 @@ from codex_probe.harness.codex.npm import NpmError
 from codex_probe.harness.files import inside, write_text_atomically
 from codex_probe.harness.interrupts import run_interruptible
 from codex_probe.probes.domain.findings import Verdict
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.releases.budget import InstallBudget
 from codex_probe.probes.releases.grid import render_html, render_svg
 from codex_probe.probes.releases.history import (
@@ -144,6 +145,10 @@ class _Sweep:
         self.selection = Selection.of(None, fidelity=True)
         self.installs: dict[str, Future[Installation]] = {}
         self.running: set[str] = set()
+        # What one release's exploration learns goes unanswered shortens the waits of the
+        # releases after it (0.121.0 to 0.125.0 each leave some 15 turn/interrupt calls
+        # unanswered, and each lane's first one waited the full deadline).
+        self.unanswered = Unanswered()
 
     def _prefetch(self, position: int) -> None:
         if position < len(self.releases):
@@ -203,7 +208,11 @@ class _Sweep:
             shutil.rmtree(folder / REPRO_FOLDER, ignore_errors=True)  # an earlier run's
             writers = Writers([*self.writers_for(version, folder), self.record])
             plan = RunPlan(
-                version, self.selection, jobs=self.jobs, learning=learning_into(folder / "learned")
+                version,
+                self.selection,
+                jobs=self.jobs,
+                learning=learning_into(folder / "learned"),
+                unanswered=self.unanswered,
             )
             self.record.begin(version, started)
             writers.start()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from codex_probe.probes.domain.observation import Observation
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS
 from codex_probe.probes.runner.selection import REAL, Selection, Subject
 
@@ -72,3 +73,6 @@ class RunPlan:
     repeat: int = 1
     # None: a release without a checked-in profile is not learned, and its fake cannot run.
     learning: Learning | None = None
+    # What the explorations of the releases before it in the same run learnt goes
+    # unanswered (probes/explore/unanswered.py), shared with it; None: it learns alone.
+    unanswered: Unanswered | None = None

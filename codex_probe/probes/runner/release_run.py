@@ -217,7 +217,9 @@ async def _run_once(
 
     async with asyncio.TaskGroup() as group:  # as in run_scenarios: all end on Ctrl-C
         judged = group.create_task(scenarios())
-        explored = group.create_task(explore_release(plan.release, plan.selection, plan.subject))
+        explored = group.create_task(
+            explore_release(plan.release, plan.selection, plan.subject, plan.unanswered)
+        )
     run, backend = judged.result()
     run.exploration = explored.result()
     _learn_book(plan, run, None if backend is None else backend.schema_folder)

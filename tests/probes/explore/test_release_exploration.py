@@ -10,11 +10,14 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.surface.release import EXPLORATION
-from codex_probe.probes.explore import release
+from codex_probe.probes.explore import release, run
+from codex_probe.probes.explore.lane import Lane
 from codex_probe.probes.explore.release import explore_release
+from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.runner.plan import RunPlan
 from codex_probe.probes.runner.release_run import run_release
 from codex_probe.probes.runner.selection import Selection, Subject
+from codex_probe.rig.backends import make_backend
 
 KEY = "thread/start none minimal"
 
@@ -72,3 +75,37 @@ def test_a_lane_that_failed_otherwise_is_not_hidden_as_a_gap(
     monkeypatch.setattr(release, "explore", lane_broke)
     with pytest.raises(ExceptionGroup):
         asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject()))
+
+
+def test_the_exploration_of_a_release_learns_from_what_the_runs_earlier_ones_left_unanswered(
+    default_codex: Installation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given: list[object] = []
+
+    async def recorded(*args: object, unanswered: object = None, **kwargs: object) -> None:
+        given.append(unanswered)
+        raise OSError("stop here")
+
+    monkeypatch.setattr(release, "explore", recorded)
+    learnt = Unanswered()
+    learnt.add("turn/interrupt")
+    asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject(), learnt))
+    asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject()))
+    assert given == [learnt, None]
+
+
+def test_every_lane_of_an_exploration_given_what_was_learnt_asks_with_it(
+    default_codex: Installation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lanes: list[Lane] = []
+
+    class Recorded(Lane):
+        def __post_init__(self) -> None:
+            super().__post_init__()
+            lanes.append(self)
+
+    monkeypatch.setattr(run, "Lane", Recorded)
+    learnt = Unanswered()
+    backend = make_backend("real", DEFAULT_CODEX_VERSION)
+    asyncio.run(run.explore(backend, only={KEY}, unanswered=learnt))
+    assert lanes and all(lane.unanswered is learnt for lane in lanes)
