@@ -77,7 +77,7 @@ def test_a_lane_that_failed_otherwise_is_not_hidden_as_a_gap(
         asyncio.run(explore_release(DEFAULT_CODEX_VERSION, Selection.of(None), Subject()))
 
 
-def test_the_exploration_of_a_release_learns_from_what_the_runs_earlier_ones_left_unanswered(
+def test_the_exploration_of_a_release_is_given_what_earlier_releases_of_the_run_left_unanswered(
     default_codex: Installation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     given: list[object] = []

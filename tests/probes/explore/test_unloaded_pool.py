@@ -4,7 +4,6 @@ when they run out, so every call still gets an unloaded thread of its own."""
 from __future__ import annotations
 
 import asyncio
-import math
 
 import pytest
 
@@ -29,8 +28,9 @@ CELLS = (
 )
 
 
-def test_the_share_made_ahead_is_rounded_up_and_makes_one_for_a_single_call() -> None:
-    assert unloaded_made_ahead(97) == math.ceil(97 * run.UNLOADED_AHEAD)
+def test_fewer_are_made_ahead_than_calls_but_as_many_as_a_release_was_seen_to_use() -> None:
+    # 0.171.0: 97 calls on an unloaded thread, 53 of them answered (each took one).
+    assert 53 <= unloaded_made_ahead(97) < 97
     assert unloaded_made_ahead(1) == 1
     assert unloaded_made_ahead(0) == 0
 
