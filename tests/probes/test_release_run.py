@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,45 @@ def test_a_release_run_says_its_scenarios_ended_when_the_subjects_end_before_the
     assert said[:ended] and all(line.startswith("real ") for line in said[:ended])
     assert said.count("real ScenarioFinished") == said[:ended].count("real ScenarioFinished")
     assert "fake ScenarioStarted" in said[ended:]
+
+
+def test_a_release_run_reads_its_surfaces_while_the_event_loop_serves_other_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
+) -> None:
+    # A sweep runs the next release on the same event loop while this one reads its book
+    # and surfaces: read on the loop, they held the next one's lanes and scenarios still.
+    def fake_as_real(kind: str, version: str, **options: Any) -> Backend:
+        return make_backend("fake", version, **options)
+
+    monkeypatch.setattr(release_module, "make_backend", fake_as_real)
+    monkeypatch.setattr(selection_module, "make_backend", fake_as_real)
+    monkeypatch.setattr(explore_module, "make_backend", no_install)
+    reading, served = threading.Event(), threading.Event()
+    read_surface = release_module.read_surface
+
+    def read_while_served(*args: Any, **options: Any) -> Any:
+        reading.set()
+        # Only the event loop sets `served`: read on the loop itself, this waits in vain.
+        assert served.wait(30), "the event loop stood still while the surface was read"
+        return read_surface(*args, **options)
+
+    monkeypatch.setattr(release_module, "read_surface", read_while_served)
+
+    async def other_work() -> None:
+        await asyncio.to_thread(reading.wait, 120)
+        served.set()
+
+    async def both() -> Any:
+        plan = RunPlan(
+            DEFAULT_CODEX_VERSION, Selection.of(None), learning=learning_into(tmp_path, always=True)
+        )
+        async with asyncio.TaskGroup() as group:
+            run = group.create_task(run_release(plan))
+            group.create_task(other_work())
+        return run.result()
+
+    run = asyncio.run(both())
+    assert run.surface is not None and run.fake_surface is not None
 
 
 @dataclass(frozen=True)

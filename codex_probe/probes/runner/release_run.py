@@ -222,13 +222,22 @@ async def _run_once(
         )
     run, backend = judged.result()
     run.exploration = explored.result()
+    # Seconds of pure Python (a book of ~2 MB, two surfaces): in a thread, so that the event
+    # loop goes on serving what shares it meanwhile (a sweep's next release, its lanes and
+    # scenarios, which stood still for it: 1.3 s a release, docs/benchmarks.md).
+    await asyncio.to_thread(_read_run, plan, run, backend)
+    return run
+
+
+def _read_run(plan: RunPlan, run: ReleaseRun, backend: Backend | None) -> None:
+    """What is read off a run once its scenarios and exploration have ended: the learned
+    profile's answer book, and the surfaces asked for."""
     _learn_book(plan, run, None if backend is None else backend.schema_folder)
     if plan.selection.surface and backend is not None:
         schema = backend.schema_folder
         run.surface = read_surface(plan.release, run.subject, schema, run.exploration)
         if set(run.fake) >= set(SCENARIOS):
             run.fake_surface = read_surface(plan.release, run.fake, schema)
-    return run
 
 
 def _learn_book(plan: RunPlan, run: ReleaseRun, schema: Path | None) -> None:
@@ -353,7 +362,9 @@ async def _learned_and_faked(
         )
     profile.problem = "; ".join(problems) or None
     fake = await _run_fake(fake_backend, fake_names, limit, profile.problem, on_event)
-    run = _judged(version, selection, observed, fake, profile)
+    # Judging compares the fake's observations with the real ones (surfaces, diffs): in a
+    # thread, as `_read_run`.
+    run = await asyncio.to_thread(_judged, version, selection, observed, fake, profile)
     run.learned = learned
     clock.lap("fake")
     return run
