@@ -62,6 +62,23 @@ def test_two_writers_that_read_the_same_file_keep_both_releases(tmp_path: Path) 
     assert sorted(load_history(path)["releases"]) == ["0.161.0", "0.162.0"]
 
 
+def test_a_release_another_process_wrote_between_two_saves_of_one_run_is_kept(
+    tmp_path: Path,
+) -> None:
+    # A run does not read back a file it wrote itself and nobody changed since; a file
+    # another process wrote (here: written as it would, outside this process's saves) is.
+    path = tmp_path / "history.json"
+    document = new_history()
+    document["releases"]["0.161.0"] = ENTRY
+    save_history(path, document)
+    theirs = json.loads(path.read_text())
+    theirs["releases"]["0.162.0"] = ENTRY
+    path.write_text(json.dumps(theirs, indent=2) + "\n")
+    document["releases"]["0.163.0"] = ENTRY
+    save_history(path, document)
+    assert sorted(load_history(path)["releases"]) == ["0.161.0", "0.162.0", "0.163.0"]
+
+
 def test_can_i_upgrade_no_run_answers_from_a_history_folder_it_may_only_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -283,9 +283,12 @@ def save_history(path: Path, document: dict[str, Any]) -> None:
     Read, merge, write: a release the file holds and `document` lacks (one a writer
     recorded after this run read the file) is kept, so no writer loses another's release.
     Writers hold writing_history, so the file cannot change between this read and write.
+    A file as this process last wrote it, whose releases `document` all has, is not read
+    again (_WRITTEN).
     """
-    for version, entry in _recorded_releases(path).items():
-        document["releases"].setdefault(version, entry)
+    if not _WRITTEN.holds_no_more_than(path, document["releases"].keys()):
+        for version, entry in _recorded_releases(path).items():
+            document["releases"].setdefault(version, entry)
     releases = document["releases"]
     document["releases"] = {v: releases[v] for v in sorted(releases, key=version_key)}
     document["change_points"] = [p.to_json() for p in history_change_points(document, path.parent)]
@@ -295,6 +298,44 @@ def save_history(path: Path, document: dict[str, Any]) -> None:
         document["missing"] = [v for v in asked if v not in document["releases"]]
         document["complete"] = not document["missing"]
     write_json(path, document)
+    _WRITTEN.wrote(path, document["releases"].keys())
+
+
+class _LastWritten:
+    """The history files this process wrote, each as it left it (its inode, size and
+    modification time) and the releases it wrote there. A history run saves after every
+    release, and each save read and checked the whole file again to merge what another
+    writer might have added: 0.5 s of each save's 1.1 at 76 releases, on the event loop
+    the releases in flight share, growing with the history. A file still as this process
+    left it holds only those releases: where the document has them all, there is nothing
+    to merge."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, tuple[tuple[int, int, int], frozenset[str]]] = {}
+
+    def wrote(self, path: Path, releases: Iterable[str]) -> None:
+        if (signature := _signature(path)) is not None:
+            self._files[path.resolve()] = (signature, frozenset(releases))
+
+    def holds_no_more_than(self, path: Path, releases: Iterable[str]) -> bool:
+        """Whether the file at `path` is as this process wrote it, with no release outside
+        `releases`."""
+        written = self._files.get(path.resolve())
+        if written is None or written[0] != _signature(path):
+            return False
+        return written[1] <= set(releases)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What tells one write of a file from another (an atomic write makes a new inode)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+_WRITTEN = _LastWritten()
 
 
 def _recorded_releases(path: Path) -> dict[str, Any]:
