@@ -121,15 +121,21 @@ def test_a_release_run_says_once_that_its_scenarios_ended_before_it_says_it_was_
     assert run.exploration == "the exploration could not run: npm installed nothing"
 
 
+def fake_as_real(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release run's 'real' codex-cli is the fake."""
+
+    def make(kind: str, version: str, **options: Any) -> Backend:
+        return make_backend("fake", version, **options)
+
+    monkeypatch.setattr(release_module, "make_backend", make)
+    monkeypatch.setattr(selection_module, "make_backend", make)
+
+
 def test_a_release_run_says_its_scenarios_ended_when_the_subjects_end_before_the_fakes_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, default_codex: Installation
 ) -> None:
     # The fake's scenarios are light: a sweep starts the next release while they run.
-    def fake_as_real(kind: str, version: str, **options: Any) -> Backend:
-        return make_backend("fake", version, **options)
-
-    monkeypatch.setattr(release_module, "make_backend", fake_as_real)
-    monkeypatch.setattr(selection_module, "make_backend", fake_as_real)
+    fake_as_real(monkeypatch)
     said: list[str] = []
 
     def listen(event: Event) -> None:
@@ -151,11 +157,7 @@ def test_a_release_run_reads_its_surfaces_while_the_event_loop_serves_other_work
 ) -> None:
     # A sweep runs the next release on the same event loop while this one reads its book
     # and surfaces: read on the loop, they held the next one's lanes and scenarios still.
-    def fake_as_real(kind: str, version: str, **options: Any) -> Backend:
-        return make_backend("fake", version, **options)
-
-    monkeypatch.setattr(release_module, "make_backend", fake_as_real)
-    monkeypatch.setattr(selection_module, "make_backend", fake_as_real)
+    fake_as_real(monkeypatch)
     monkeypatch.setattr(explore_module, "make_backend", no_install)
     reading, served = threading.Event(), threading.Event()
     read_surface = release_module.read_surface
