@@ -12,7 +12,8 @@ import functools
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -57,9 +58,23 @@ def find_browser() -> str:
     )
 
 
-def dump_dom(url: str, *, timeout: float = BROWSER_TIMEOUT) -> str:
-    """The page's DOM after its scripts ran: what it renders, not what it was sent."""
-    return _run_headless(["--dump-dom", url], timeout=timeout)
+def dump_dom(
+    url: str,
+    *,
+    until: Callable[[str], bool] | None = None,
+    timeout: float = BROWSER_TIMEOUT,
+) -> str:
+    """The page's DOM after its scripts ran: what it renders, not what it was sent.
+
+    With `until`, the page is dumped again until `until(dom)` holds or `timeout` has
+    passed, and the last dump is returned either way: chromium's virtual time budget
+    ends when the page looks idle, which on a loaded machine can be before the page's
+    scripts have drawn it (seen once: only the header of an Allure page)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        dom = _run_headless(["--dump-dom", url], timeout=max(1.0, deadline - time.monotonic()))
+        if until is None or until(dom) or time.monotonic() >= deadline:
+            return dom
 
 
 def screenshot(

@@ -48,6 +48,16 @@ def report_dir(probe_like_results: Path, tmp_path_factory: pytest.TempPathFactor
     return made_once(tmp_path_factory, "report", report)
 
 
+def rendered_text(url: str, *showing: str) -> str:
+    """The visible text of the page at `url` once it shows every one of `showing` (dumped
+    again until it does, within the browser's deadline; the last dump otherwise)."""
+
+    def drawn(dom: str) -> bool:
+        return 'id="app"' in dom and all(part in visible_text(dom) for part in showing)
+
+    return visible_text(dump_dom(url, until=drawn))
+
+
 def visible_text(dom: str) -> str:
     """The text a person sees in the app's root: no scripts, styles or markup."""
     app = dom.split('id="app"', 1)[1]
@@ -92,7 +102,6 @@ def embedded_test_results(page: Path) -> list[dict[str, Any]]:
 def test_the_page_shows_first_what_fails_the_gate_then_what_only_changed_then_what_broke(
     report_dir: Path,
 ) -> None:
-    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri()))
     groups = [
         "Changed upstream: gated (required)",
         "Changed upstream: informative (not gated)",
@@ -100,6 +109,7 @@ def test_the_page_shows_first_what_fails_the_gate_then_what_only_changed_then_wh
         "Holds",
         "Fake versus real (our fake, not codex)",
     ]
+    text = rendered_text((report_dir / "html" / "index.html").as_uri(), *groups)
     where = [text.find(group) for group in groups]
     assert -1 not in where and where == sorted(where), (where, text[:3000])
     # An informative change is neither a failure nor a pass: 2 failed (a gated change, the
@@ -109,7 +119,7 @@ def test_the_page_shows_first_what_fails_the_gate_then_what_only_changed_then_wh
 
 
 def test_the_page_s_heading_says_what_the_gate_decides(report_dir: Path) -> None:
-    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri()))
+    text = rendered_text((report_dir / "html" / "index.html").as_uri(), "gate fails: exit 1")
     assert text.startswith(
         "> Report codex-cli 0.120.0, 0.171.0: gate fails (a required assumption changed "
         "upstream or a baseline entry is stale)"
@@ -117,18 +127,22 @@ def test_the_page_s_heading_says_what_the_gate_decides(report_dir: Path) -> None
     assert "gate fails: exit 1" in text  # and the metadata says it again, with the exit code
 
 
-def result_page_text(report_dir: Path, statement: str) -> str:
+def result_page_text(report_dir: Path, statement: str, *showing: str) -> str:
     """What a person sees on one result's page, served from 127.0.0.1 as a host serves it."""
     page = report_dir / "html" / "index.html"
     (result,) = [r for r in embedded_test_results(page) if r["name"] == statement]
     with loopback_host(page.parent) as base:
-        return visible_text(dump_dom(f"{base}/index.html#{result['id']}"))
+        return rendered_text(f"{base}/index.html#{result['id']}", statement, *showing)
 
 
 def test_a_changed_finding_s_page_shows_both_values_and_that_the_gate_fails_on_it(
     report_dir: Path,
 ) -> None:
-    text = result_page_text(report_dir, "the statement of compaction-keeps-instructions")
+    text = result_page_text(
+        report_dir,
+        "the statement of compaction-keeps-instructions",
+        "seen: expected true, observed false",
+    )
     assert "Failed" in text and "Category: changed upstream: gated (required)" in text
     assert "verdict changed gated yes (required)" in text  # the parameters
     assert "seen: expected true, observed false" in text  # a step per value
@@ -137,7 +151,9 @@ def test_a_changed_finding_s_page_shows_both_values_and_that_the_gate_fails_on_i
 def test_an_informative_change_s_page_is_neither_passed_nor_failed_and_says_why(
     report_dir: Path,
 ) -> None:
-    text = result_page_text(report_dir, "the statement of resume-refresh-loaded")
+    text = result_page_text(
+        report_dir, "the statement of resume-refresh-loaded", "seen: expected true, observed false"
+    )
     assert "Unknown" in text and "Passed" not in text and "Failed" not in text
     assert "Category: changed upstream: informative (not gated)" in text
     assert "gated no (informative; --strict gates it)" in text
@@ -156,7 +172,9 @@ def test_each_result_is_titled_by_its_statement_in_the_spec_s_order() -> None:
 
 
 def test_the_categories_tab_sorts_failures_by_what_went_wrong(report_dir: Path) -> None:
-    text = visible_text(dump_dom((report_dir / "html" / "index.html").as_uri() + "#categories"))
+    text = rendered_text(
+        (report_dir / "html" / "index.html").as_uri() + "#categories", "fake diverges from real"
+    )
     assert "changed upstream: gated (required) 1" in text, text[:2000]
     assert "changed upstream: informative (not gated) 1" in text
     assert "harness broken 2" in text
