@@ -30,7 +30,7 @@ from codex_probe.probes.domain.surface.release import Surface
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, Watched
 from codex_probe.probes.domain.watch import State as WatchState
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.probes.releases.history import (
+from codex_probe.probes.releases.history_changes import (
     history_change_points,
     records_watch,
     subject_of,

@@ -24,9 +24,11 @@ from codex_probe.probes.domain.verdict_file import VerdictFileError, load_verdic
 from codex_probe.probes.formats import FORMATS, schema_file
 from codex_probe.probes.releases.history import (
     HistoryError,
-    history_change_points,
     load_history,
     save_history,
+)
+from codex_probe.probes.releases.history_changes import (
+    history_change_points,
 )
 from codex_probe.reporting.gate import evaluate
 from codex_probe.reporting.history_files import HistoryViewError

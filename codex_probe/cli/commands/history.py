@@ -37,10 +37,12 @@ from codex_probe.probes.releases.history import (
     load_history,
     merge_histories,
     new_history,
-    records_watch,
     save_history,
     unavailable_releases,
     writing_history,
+)
+from codex_probe.probes.releases.history_changes import (
+    records_watch,
 )
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import (

@@ -23,7 +23,7 @@ from codex_probe.probes.domain.surface.diff import diff_command
 from codex_probe.probes.domain.surface.release import ASPECTS
 from codex_probe.probes.domain.watch import BY_ISSUE, WATCHED, IssueState, State, StateChange
 from codex_probe.probes.releases.change_points import ChangePoint
-from codex_probe.probes.releases.history import (
+from codex_probe.probes.releases.history_changes import (
     finding_rows,
     history_change_points,
     records_watch,
