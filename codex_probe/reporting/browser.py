@@ -71,10 +71,18 @@ def dump_dom(
     ends when the page looks idle, which on a loaded machine can be before the page's
     scripts have drawn it (seen once: only the header of an Allure page)."""
     deadline = time.monotonic() + timeout
-    while True:
-        dom = _run_headless(["--dump-dom", url], timeout=max(1.0, deadline - time.monotonic()))
-        if until is None or until(dom) or time.monotonic() >= deadline:
-            return dom
+    dom = _run_headless(["--dump-dom", url], timeout=timeout)
+    while until is not None and not until(dom):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            dom = _run_headless(["--dump-dom", url], timeout=left)
+        except BrowserError:
+            if time.monotonic() < deadline:
+                raise
+            break  # the deadline ended the last dump: the one before says what was drawn
+    return dom
 
 
 def screenshot(

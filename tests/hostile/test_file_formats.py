@@ -27,9 +27,7 @@ from codex_probe.probes.releases.history import (
     load_history,
     save_history,
 )
-from codex_probe.probes.releases.history_changes import (
-    history_change_points,
-)
+from codex_probe.probes.releases.history_changes import history_change_points
 from codex_probe.reporting.gate import evaluate
 from codex_probe.reporting.history_files import HistoryViewError
 from codex_probe.reporting.history_view import HistoryView

@@ -41,9 +41,7 @@ from codex_probe.probes.releases.history import (
     unavailable_releases,
     writing_history,
 )
-from codex_probe.probes.releases.history_changes import (
-    records_watch,
-)
+from codex_probe.probes.releases.history_changes import records_watch
 from codex_probe.probes.releases.span import RangeError, published_range
 from codex_probe.probes.releases.sweep import (
     DEFAULT_AT_ONCE,
