@@ -4,8 +4,8 @@ watched upstream issue's state (codex_probe/probes/domain/watch.py decides it fr
 release's findings); their change points (change_points.py) as history.json lists them,
 a surface key's cut down to what differs, with the breaking-change rule it meets.
 
-history.py writes them into the file at each save; the grid, the site's history view and
-`history --changes` read them.
+history.py writes the change points into the file at each save; the grid (grid.py) and the
+history view the site and `can-i-upgrade` read (reporting/history_view.py) use them too.
 """
 
 from __future__ import annotations
