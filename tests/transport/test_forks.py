@@ -15,6 +15,7 @@ import pytest
 
 from codex_probe.fake_appserver.launcher import import_roots
 from codex_probe.harness.codex.seal import namespace_support, seal_options
+from codex_probe.harness.forks import client
 from codex_probe.harness.forks.client import ForkServer, ForkServerError, available
 from codex_probe.harness.jsonrpc.process import ServerProcess
 
@@ -204,3 +205,21 @@ async def test_a_warm_process_that_cannot_start_says_why(tmp_path: Path) -> None
             await started(broken, "exit", "0", cwd=tmp_path)
     finally:
         broken.close()
+
+
+async def test_a_ctrl_c_after_a_pipe_was_handed_to_its_stream_is_not_replaced_by_a_close_error(
+    forks: ForkServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asyncio.Runner raises KeyboardInterrupt wherever the main thread stands: here, just
+    after the child's stdin went to its stream (which owns and has closed it)."""
+    owned: list[int] = []
+
+    async def interrupted_writer(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        owned.append(fd)
+        os.close(fd)  # the stream's to close, and closed
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(client, "_writer", interrupted_writer)
+    with pytest.raises(KeyboardInterrupt):
+        await started(forks, "report", cwd=tmp_path)
+    assert owned

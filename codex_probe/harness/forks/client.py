@@ -276,14 +276,19 @@ class ForkServer:
                 # Asked and given up on: whatever starts is ended at once.
                 started.add_done_callback(_kill_if_started)
                 raise
-            process.stdin = await _writer(loop, stdin_write)
-            stdin_write = -1
-            process.stderr = await _reader(loop, stderr_read)
-            stderr_read = -1
+            # A pipe end is the stream's once the call that takes it begins (the call closes
+            # it if it fails), so it is marked handed over first: a KeyboardInterrupt, which
+            # asyncio.Runner raises wherever the main thread stands, landing after the call
+            # left the cleanup below closing it again, whose EBADF then replaced the Ctrl-C.
+            handed, stdin_write = stdin_write, -1
+            process.stdin = await _writer(loop, handed)
+            handed, stderr_read = stderr_read, -1
+            process.stderr = await _reader(loop, handed)
         except BaseException:
             for fd in (stdin_write, stderr_read):
                 if fd >= 0:
-                    os.close(fd)
+                    with contextlib.suppress(OSError):  # the exception in flight is the one
+                        os.close(fd)
             if process.pid:
                 _kill_group(process.pid)
             raise
