@@ -136,6 +136,19 @@ async def test_notifications_and_server_requests_between_responses_are_routed(
     assert (first.params, second.params) == ({"step": 1}, {"step": 2})
 
 
+async def test_draining_notifications_leaves_those_it_is_told_to_keep(
+    spawn_peer: SpawnPeer,
+) -> None:
+    client = await spawn_peer()
+    await client.request("chatty", {}, timeout=5)
+    await client.wait_for_notification(
+        "progress", lambda n: n.params["step"] == 2, timeout=1, consume=False
+    )
+    taken = client.drain_notifications(keep=lambda n: n.params["step"] == 2)
+    assert [n.params for n in taken] == [{"step": 1}]
+    assert [n.params for n in client.notifications] == [{"step": 2}]
+
+
 async def test_a_server_request_without_a_handler_gets_a_clear_error_reply(
     spawn_peer: SpawnPeer,
 ) -> None:

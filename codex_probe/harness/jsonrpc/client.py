@@ -304,9 +304,16 @@ class JsonRpcClient:
             ) from None
         return found
 
-    def drain_notifications(self, method: str | None = None) -> list[Notification]:
-        """Take buffered notifications (all, or those of one method) out of the buffer."""
-        taken = [n for n in self.notifications if method is None or n.method == method]
+    def drain_notifications(
+        self, method: str | None = None, *, keep: NotificationPredicate | None = None
+    ) -> list[Notification]:
+        """Take buffered notifications (all, or those of one method) out of the buffer,
+        but those `keep` holds to."""
+        taken = [
+            n
+            for n in self.notifications
+            if (method is None or n.method == method) and (keep is None or not keep(n))
+        ]
         self.notifications = [n for n in self.notifications if n not in taken]
         return taken
 

@@ -1,5 +1,6 @@
 """A lane: one isolated home, wiretap and app-server (two, for a restart), and the cells run
-on it one at a time, each one request and what it caused.
+on it one at a time, each one request and what it caused (but for a cell on a copy of its
+own left only waiting, which waits beside the next ones: parked.py).
 
 A cell's notifications are those read between its request and a *fence* sent after its
 answer (a request codex refuses at once: whatever codex said right after the answer has
@@ -14,6 +15,7 @@ that replays them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -28,6 +30,7 @@ from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
 from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute, unsubstitute
 from codex_probe.probes.explore.home import lay_out_removable
 from codex_probe.probes.explore.outbound import Outbound
+from codex_probe.probes.explore.parked import Parked, ParkedCells
 from codex_probe.probes.explore.plan import APPROVAL_METHOD, Cell
 from codex_probe.probes.explore.record import CellRecord, Surprise
 from codex_probe.probes.explore.states import (
@@ -42,7 +45,7 @@ from codex_probe.probes.explore.waits import Waits, threads_named
 from codex_probe.rig.answers import DEFAULT_ANSWERS
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.homes import IsolatedHome
-from codex_probe.rig.session import Session
+from codex_probe.rig.session import Session, thread_of
 from codex_probe.rig.wiretap import Wiretap
 
 # A call codex has not answered by then is unanswered (0.120.0 never answers a turn/interrupt
@@ -102,6 +105,8 @@ class Lane:
     on_end: Callable[[Transcript], None] = lambda transcript: None
     # What the lane waits for after each call (waits.py).
     waits: Waits = field(init=False)
+    # Cells whose tail runs beside the next cells (parked.py).
+    parked: ParkedCells = field(default_factory=ParkedCells)
 
     # ----- for a walk (walks.py): calls checked as they go ------------------------------
 
@@ -139,7 +144,7 @@ class Lane:
         if not subject.held:
             return
         assert self.session is not None
-        self.session.client.drain_notifications()  # nothing of it can have completed yet
+        self.drain()  # nothing of it can have completed yet
         self.release(subject)
         with contextlib.suppress(NotificationTimeout):
             await self.waits.completed(subject.thread)
@@ -188,6 +193,19 @@ class Lane:
         }
 
     async def run_cell(self, cell: Cell, subject: Subject | None) -> CellRecord:
+        """The cell's call and what it caused, recorded."""
+        record = await self._run(cell, subject, may_park=False)
+        assert isinstance(record, CellRecord)
+        return record
+
+    async def run_cell_or_park(self, cell: Cell, copy: Subject) -> CellRecord | Parked:
+        """As run_cell, for a call on a copy of its own: a cell left only waiting on its own
+        threads is parked (parked.py), and its record comes with the Parked's task."""
+        return await self._run(cell, copy, may_park=True)
+
+    async def _run(
+        self, cell: Cell, subject: Subject | None, *, may_park: bool
+    ) -> CellRecord | Parked:
         session = self.session
         assert session is not None
         record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
@@ -198,17 +216,59 @@ class Lane:
             lay_out_removable(Path(str(params.get("path", ""))), session.home.workdir)
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, cell.answer)
-        session.client.drain_notifications()
-        mark = len(session.transcript.entries)
-        asked = len(self.outbound.asked)
-        turnless = subject is None or not subject.held
+        self.drain()
+        call = _Call(
+            cell,
+            subject,
+            record,
+            method,
+            params,
+            values,
+            mark=len(session.transcript.entries),
+            asked=len(self.outbound.asked),
+            turnless=subject is None or not subject.held,
+        )
+        # An approval's answer is the lane's for the time of its cell: never parked.
+        parkable = may_park and subject is not None and cell.kind != "approval"
+        if parkable and call.turnless and method in self.unanswered:
+            assert subject is not None
+            threads = {subject.thread}
+            parked = self.parked.park(self._whole(call, threads), threads)
+            await asyncio.sleep(0)  # its request is sent before the lane's next one
+            return parked
+        await self._ask(call)
+        subjects = await self._settle(call)
+        if (
+            parkable
+            and record.outcome == "answered"
+            and not (subject is not None and subject.held)  # the lane lets a held turn go
+            and self.waits.waits_after_answer(cell, params)
+        ):
+            return self.parked.park(
+                self._conclude(call, subjects, asked_until=len(self.outbound.asked)), subjects
+            )
+        return await self._conclude(call, subjects)
+
+    async def _whole(self, call: _Call, threads: set[str]) -> CellRecord:
+        """A parked cell's call and the rest; `threads`, its parked threads, take those an
+        answer after all names (a fork's)."""
+        await self._ask(call)
+        subjects = await self._settle(call)
+        threads.update(subjects)
+        return await self._conclude(call, subjects, asked_until=call.asked)
+
+    async def _ask(self, call: _Call) -> None:
+        """The call, and its answer, refusal or silence in `call.record`."""
+        session = self.session
+        assert session is not None
+        record = call.record
 
         async def request(deadline: float) -> Any:
-            return await session.request(method, params, timeout=deadline)
+            return await session.request(call.method, call.params, timeout=deadline)
 
         try:
-            if turnless:
-                record.result = await self.unanswered.ask(method, request, CALL_DEADLINE_S)
+            if call.turnless:
+                record.result = await self.unanswered.ask(call.method, request, CALL_DEADLINE_S)
             else:
                 record.result = await request(CALL_DEADLINE_S)
             record.outcome = "answered"
@@ -219,22 +279,42 @@ class Lane:
             record.outcome = "unanswered"
             # The deadline that applied, not the time taken (a late timer on a loaded machine).
             applied = CALL_DEADLINE_S if timeout.elapsed >= CALL_DEADLINE_S else UNANSWERED_AGAIN_S
-            self.surprise(f"no answer within {applied:.0f} s", cell)
-            if turnless:
-                self.unanswered.add(method)
-        subjects = {subject.thread} if subject else set()
-        subjects |= threads_named(record.result)
-        if subject is not None:
-            await self.waits.settle(cell, subject, record, mark)
+            self.surprise(f"no answer within {applied:.0f} s", call.cell)
+            if call.turnless:
+                self.unanswered.add(call.method)
+
+    async def _settle(self, call: _Call) -> set[str]:
+        """The turns the call started or let go, completed; the threads it is about."""
+        subjects = {call.subject.thread} if call.subject else set()
+        subjects |= threads_named(call.record.result)
+        if call.subject is not None:
+            await self.waits.settle(call.cell, call.subject, call.record, call.mark)
+        return subjects
+
+    async def _conclude(
+        self, call: _Call, subjects: set[str], asked_until: int | None = None
+    ) -> CellRecord:
+        """What the call set going, awaited; the fence; the record, finished. Outbound
+        requests count up to `asked_until` (a parked cell's: those before the lane went
+        on; the lane's later ones are other cells')."""
+        session = self.session
+        assert session is not None
+        cell, record = call.cell, call.record
         if record.outcome == "answered":
-            await self.waits.after_answer(cell, params, subjects, record)
+            await self.waits.after_answer(cell, call.params, subjects, record)
         if cell.kind == "approval":
             session.answer(APPROVAL_METHOD, DEFAULT_ANSWERS[APPROVAL_METHOD])
         await self.fence()
-        record.outbound = self.outbound.asked[asked:]
-        self.finish(record, session.transcript.entries[mark:], subjects, values)
+        record.outbound = self.outbound.asked[call.asked : asked_until]
+        self.finish(record, session.transcript.entries[call.mark :], subjects, call.values)
         self.on_cell(record)
         return record
+
+    def drain(self) -> None:
+        """Empty the buffer of notifications, but for those about a parked cell's threads."""
+        assert self.session is not None
+        parked = self.parked.threads()
+        self.session.client.drain_notifications(keep=lambda note: thread_of(note) in parked)
 
     async def run_invalid(self, cell: Cell) -> CellRecord:
         """An invalid call, sent beside others (run_none_lane): its answer, checked."""
@@ -324,6 +404,23 @@ class Lane:
         call = f"{cell.method} {json.dumps(cell.params, sort_keys=True)}"
         key = f"{cell.method} {cell.state} {cell.variant}"
         self.surprises.append(Surprise(what, key, (*steps, call), self.reproduce(key)))
+
+
+@dataclass
+class _Call:
+    """A cell's call under way: what its phases (ask, settle, conclude) share."""
+
+    cell: Cell
+    subject: Subject | None
+    record: CellRecord
+    method: str
+    params: Any
+    values: dict[str, str]
+    # Where the cell's transcript and outbound requests begin.
+    mark: int
+    asked: int
+    # Whether no turn of its thread is held (unanswered.py: a learnt silence applies).
+    turnless: bool
 
 
 def _on_copy(cell: Cell | CellRecord) -> bool:

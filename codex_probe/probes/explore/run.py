@@ -13,7 +13,8 @@ Seven lanes run at once, each on its own isolated home, wiretap and app-server:
   with `unloaded` first has an earlier process make the unloaded threads and exit; then each
   asks its states' cells, state by state: the cells on the state's own thread first, then
   each cell on a copy of its own (states.py), a copy serving the next cell too while the
-  calls on it are refused.
+  calls on it are refused; a cell on a copy left only waiting waits beside the next ones
+  (parked.py), and the lane waits for it before it ends.
 
 A lane whose app-server stops leaves its remaining cells `not run`, with why, and a Surprise.
 """
@@ -33,6 +34,7 @@ from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
 from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
 from codex_probe.probes.explore.outbound import Outbound
+from codex_probe.probes.explore.parked import Parked, record_of
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan, none_group
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
 from codex_probe.probes.explore.states import (
@@ -154,7 +156,7 @@ async def run_thread_lane(
 ) -> tuple[list[CellRecord], dict[str, str | None]]:
     """Every thread state's cells (see the module); the records in the order of `cells`."""
     states: dict[str, str | None] = {}
-    done: dict[int, CellRecord] = {}
+    done: dict[int, CellRecord | Parked] = {}
     if not cells:
         return [], states
     async with Wiretap(responder=lane.replies) as tap:
@@ -172,15 +174,28 @@ async def run_thread_lane(
                     ]
                     if mine:
                         await _run_state(lane, lab, state, mine, done, states)
+                await lane.parked.settled()
+                for entry in done.values():  # a parked cell's failure is the lane's, as any
+                    if isinstance(entry, Parked) and (error := entry.task.exception()):
+                        raise error
             except TransportError as error:
-                rest = [(index, cell) for index, cell in enumerate(cells) if index not in done]
+                await lane.parked.abandon()
+                finished = {i: r for i, e in done.items() if (r := record_of(e)) is not None}
+                rest = [(i, cell) for i, cell in enumerate(cells) if i not in finished]
+                done = dict(finished)
                 for (index, _), record in zip(
                     rest, _ended(lane, [cell for _, cell in rest], error), strict=True
                 ):
                     done[index] = record
             finally:
+                await lane.parked.abandon()
                 await lane.close()
-    return [done[index] for index in sorted(done)], states
+    records = [record_of(done[index]) for index in sorted(done)]
+    assert all(records), "a parked cell ended without its record"
+    # In the order of the cells, as if none had been parked.
+    order = {cell.key: number for number, cell in enumerate(cells)}
+    lane.surprises.sort(key=lambda surprise: order.get(surprise.where, len(order)))
+    return [record for record in records if record is not None], states
 
 
 async def _reached(reaching: Any) -> str | None:
@@ -198,7 +213,7 @@ async def _run_state(
     lab: ThreadLab,
     state: str,
     mine: list[tuple[int, Cell]],
-    done: dict[int, CellRecord],
+    done: dict[int, CellRecord | Parked],
     states: dict[str, str | None],
 ) -> None:
     """A state's cells: those on its own thread, then each on a copy; a copy serves the
@@ -231,8 +246,14 @@ async def _run_state(
             await lane.fence()
         if cell.kind == "approval":
             cell = _approval_params(cell)
-        record = await lane.run_cell(cell, copy)
+        # The unloaded state's process may restart for more copies: nothing parked there.
+        record = await (
+            lane.run_cell(cell, copy) if state == UNLOADED else lane.run_cell_or_park(cell, copy)
+        )
         done[index] = record
+        if isinstance(record, Parked):  # answered, or known to go unanswered: a new copy next
+            copy = None
+            continue
         if record.outcome == "refused" and copy.held and lane.waits.held_turn_ended(copy):
             lane.release(copy)  # the wiretap may still hold the ended turn's answer
             copy = None

@@ -139,6 +139,10 @@ class Waits:
         if loads_with_config(cell, params):
             await self._config_warning(threads)
 
+    def waits_after_answer(self, cell: Cell, params: Any) -> bool:
+        """Whether `after_answer` may wait for anything after this cell's answer."""
+        return cell.method in AWAITS or loads_with_config(cell, params)
+
     async def settle(self, cell: Cell, subject: Subject, record: CellRecord, mark: int) -> None:
         """Wait until the turns the cell started, or the one it let go on, have completed:
         as many turn/completed of its thread as turn/started since the cell began, and
