@@ -8,13 +8,15 @@ Seven lanes run at once, each on its own isolated home, wiretap and app-server:
   own is the home they found before), one the writes that may wait long for a notification
   (`_waits_apart`), the third thread/start, the other writes and accounts, then every
   invalid call, a few at once;
-- four thread lanes, the thread states shared out between them (THREAD_LANES, `share_out`:
-  a state two lanes name, each reaches, and they take its copies' cells in turn): the one
-  with `unloaded` first has an earlier process make the unloaded threads and exit; then each
-  asks its states' cells, state by state: the cells on the state's own thread first, then
-  each cell on a copy of its own (states.py), a copy serving the next cell too while the
-  calls on it are refused; a cell on a copy left only waiting waits beside the next ones
-  (parked.py), and the lane waits for it before it ends.
+- four thread lanes, the thread states shared out between them (THREAD_LANES, shares.py:
+  a state's calls on its own thread on the first lane that names it, its calls on copies
+  in a pool): the one with `unloaded` first has an earlier process make the unloaded
+  threads and exit; then each asks its states' cells, state by state: the cells on the
+  state's own thread first, then the calls on copies (states.py) the pool still has, a copy
+  serving the next cell too while the calls on it are refused; then, its own states done,
+  the copies left of the others' (each lane reaches a state itself). A cell on a copy left
+  only waiting waits beside the next ones (parked.py), and the lane waits for it before it
+  ends.
 
 A lane whose app-server stops leaves its remaining cells `not run`, with why, and a Surprise.
 """
@@ -24,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -37,6 +38,7 @@ from codex_probe.probes.explore.outbound import Outbound
 from codex_probe.probes.explore.parked import Parked, record_of
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan, none_group
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
+from codex_probe.probes.explore.shares import HELPED, Placed, Pools, Share, share_out
 from codex_probe.probes.explore.states import (
     ARCHIVED,
     COMPACTED,
@@ -133,47 +135,32 @@ def unloaded_made_ahead(calls: int) -> int:
     return math.ceil(calls * UNLOADED_AHEAD)
 
 
-def share_out(cells: list[Cell], lanes: tuple[tuple[str, ...], ...]) -> list[list[Cell]]:
-    """Each thread lane's cells, in the order of `cells`: a state's go to the lane that names
-    it; where several name it, the calls on its own thread go to the first, and the calls on
-    copies to each in turn (each lane reaches the state itself)."""
-    shares: list[list[Cell]] = [[] for _ in lanes]
-    turns: Counter[str] = Counter()
-    for cell in cells:
-        holders = [number for number, states in enumerate(lanes) if cell.state in states]
-        if not holders:
-            continue
-        if cell.on_copy:
-            shares[holders[turns[cell.state] % len(holders)]].append(cell)
-            turns[cell.state] += 1
-        else:
-            shares[holders[0]].append(cell)
-    return shares
-
-
 async def run_thread_lane(
-    lane: Lane, cells: list[Cell], methods: set[str]
-) -> tuple[list[CellRecord], dict[str, str | None]]:
-    """Every thread state's cells (see the module); the records in the order of `cells`."""
+    lane: Lane, share: Share, pools: Pools, methods: set[str]
+) -> tuple[list[tuple[int, CellRecord]], dict[str, str | None]]:
+    """The lane's states' cells, then the copies left of the others (shares.py; see the
+    module); each record with the cell's place in the plan."""
     states: dict[str, str | None] = {}
     done: dict[int, CellRecord | Parked] = {}
-    if not cells:
+    taken: list[Placed] = []  # what the lane has taken on, its own and from the pools
+    if not share.own and not any(pools.left(s) for s in share.states + HELPED):
         return [], states
     async with Wiretap(responder=lane.replies) as tap:
         with ExploreHome(tap.base_url, lane.outbound.env()) as home:
             try:
                 lab = ThreadLab(await lane.open(tap, home), methods)
-                unloaded = [cell for cell in cells if cell.state == UNLOADED]
-                if unloaded:
-                    copies = unloaded_made_ahead(sum(1 for cell in unloaded if cell.on_copy))
+                if UNLOADED in share.states and pools.left(UNLOADED):
+                    copies = unloaded_made_ahead(pools.left(UNLOADED))
                     states[UNLOADED] = await _reached(lab.prepare_unloaded(copies))
                     await lab.session.restart()
                 for state in THREAD_STATES:
-                    mine = [
-                        (index, cell) for index, cell in enumerate(cells) if cell.state == state
-                    ]
-                    if mine:
-                        await _run_state(lane, lab, state, mine, done, states)
+                    own = [placed for placed in share.own if placed[1].state == state]
+                    if state in share.states and (own or pools.left(state)):
+                        taken += own
+                        await _run_state(lane, lab, state, own, pools, taken, done, states)
+                for state in HELPED:
+                    if state not in share.states and pools.worth_helping(state):
+                        await _help(lane, lab, state, pools, taken, done)
                 await lane.parked.settled()
                 for entry in done.values():  # a parked cell's failure is the lane's, as any
                     if isinstance(entry, Parked) and (error := entry.task.exception()):
@@ -181,21 +168,23 @@ async def run_thread_lane(
             except TransportError as error:
                 await lane.parked.abandon()
                 finished = {i: r for i, e in done.items() if (r := record_of(e)) is not None}
-                rest = [(i, cell) for i, cell in enumerate(cells) if i not in finished]
+                # What it took on and did not finish, and what is left of its own states.
+                rest = [placed for placed in taken if placed[0] not in finished]
+                rest += [placed for state in share.states for placed in pools.take_all(state)]
                 done = dict(finished)
-                for (index, _), record in zip(
+                for (place, _), record in zip(
                     rest, _ended(lane, [cell for _, cell in rest], error), strict=True
                 ):
-                    done[index] = record
+                    done[place] = record
             finally:
                 await lane.parked.abandon()
                 await lane.close()
-    records = [record_of(done[index]) for index in sorted(done)]
-    assert all(records), "a parked cell ended without its record"
-    # In the order of the cells, as if none had been parked.
-    order = {cell.key: number for number, cell in enumerate(cells)}
+    records = [(place, record_of(done[place])) for place in sorted(done)]
+    assert all(record for _, record in records), "a parked cell ended without its record"
+    # In the plan's order, as if none had been parked.
+    order = {record.key: place for place, record in records if record is not None}
     lane.surprises.sort(key=lambda surprise: order.get(surprise.where, len(order)))
-    return [record for record in records if record is not None], states
+    return [(place, record) for place, record in records if record is not None], states
 
 
 async def _reached(reaching: Any) -> str | None:
@@ -212,36 +201,71 @@ async def _run_state(
     lane: Lane,
     lab: ThreadLab,
     state: str,
-    mine: list[tuple[int, Cell]],
+    own: list[Placed],
+    pools: Pools,
+    taken: list[Placed],
     done: dict[int, CellRecord | Parked],
     states: dict[str, str | None],
 ) -> None:
-    """A state's cells: those on its own thread, then each on a copy; a copy serves the
-    next cell too while the calls on it are refused (a refusal leaves the thread as it
-    was), but for one that ended its held turn (0.171.0 refuses a thread/revert to a turn
-    nobody has in flight, and interrupts the turn) or said anything of the thread
-    (`_changed_by_refusal`). In flight, one turn is held at a
-    time: the base's is let go before the first copy holds its own (the wiretap lets
-    every held answer go at once)."""
+    """A state the lane names: its cells on its own thread (`own`), then the calls on its
+    copies, from the pool, until none is left. Not reached: the cells are not run, its
+    pool's with them."""
     if state not in states:
         states[state] = await _reached(lab.reach(state))
     if states[state] is not None:
-        for index, cell in mine:
-            done[index] = _not_run(cell, f"{state} was not reached: {states[state]}")
+        why = f"{state} was not reached: {states[state]}"
+        left = pools.take_all(state)
+        taken += left
+        for place, cell in own + left:
+            done[place] = _not_run(cell, why)
         return
     base = lab.bases[state]
     await lane.fence()  # what reaching it said is said before its first cell
-    for index, cell in [pair for pair in mine if not pair[1].on_copy]:
-        done[index] = await lane.run_cell(cell, base)
+    for place, cell in own:
+        done[place] = await lane.run_cell(cell, base)
     await lane.let_go(base)
+    await _run_copies(lane, lab, state, pools, taken, done)
+
+
+async def _help(
+    lane: Lane,
+    lab: ThreadLab,
+    state: str,
+    pools: Pools,
+    taken: list[Placed],
+    done: dict[int, CellRecord | Parked],
+) -> None:
+    """Calls on copies of a state another lane names, taken from its pool: the state
+    reached on this lane first (if it cannot be, the lane leaves them to that one)."""
+    if state not in lab.bases and await _reached(lab.reach(state)) is not None:
+        return
+    await lane.fence()
+    await _run_copies(lane, lab, state, pools, taken, done)
+
+
+async def _run_copies(
+    lane: Lane,
+    lab: ThreadLab,
+    state: str,
+    pools: Pools,
+    taken: list[Placed],
+    done: dict[int, CellRecord | Parked],
+) -> None:
+    """The calls on copies of `state` the pool still has, each on a copy; a copy serves the
+    next call too while the calls on it are refused (a refusal leaves the thread as it
+    was), but for one that ended its held turn (0.171.0 refuses a thread/revert to a turn
+    nobody has in flight, and interrupts the turn) or said anything of the thread
+    (`_changed_by_refusal`). In flight, one turn is held at a time: the base's is let go
+    before the first copy holds its own (the wiretap lets every held answer go at once)."""
     copy: Subject | None = None
-    on_copies = [pair for pair in mine if pair[1].on_copy]
-    for number, (index, cell) in enumerate(on_copies):
+    while (placed := pools.take(state)) is not None:
+        taken.append(placed)
+        place, cell = placed
         if copy is None:
             try:
-                copy = await lab.copy(state, wanted=len(on_copies) - number)
+                copy = await lab.copy(state, wanted=pools.left(state) + 1)
             except (ServerError, StateUnreachable, NotificationTimeout) as why:
-                done[index] = _not_run(cell, f"no copy of {state}: {_why(why)}")
+                done[place] = _not_run(cell, f"no copy of {state}: {_why(why)}")
                 continue
             await lane.fence()
         if cell.kind == "approval":
@@ -250,7 +274,7 @@ async def _run_state(
         record = await (
             lane.run_cell(cell, copy) if state == UNLOADED else lane.run_cell_or_park(cell, copy)
         )
-        done[index] = record
+        done[place] = record
         if isinstance(record, Parked):  # answered, or known to go unanswered: a new copy next
             copy = None
             continue
@@ -362,20 +386,23 @@ async def explore(
         waits = [c for c in rest if c.kind == "valid" and _waits_apart(c)]
         wait_keys = {cell.key for cell in waits}
         none_cells = [c for c in rest if c.key not in wait_keys]
-        shares = share_out(plan.cells if sweep else [], THREAD_LANES)
+        shares, pools = share_out(plan.cells if sweep else [], THREAD_LANES)
         async with asyncio.TaskGroup() as group:
             reads_run = group.create_task(run_none_lane(reads_lane, reads))
             waits_run = group.create_task(run_none_lane(waits_lane, waits))
             none_run = group.create_task(run_none_lane(none_lane, none_cells))
             thread_runs = [
-                group.create_task(run_thread_lane(lane, share, release_methods))
+                group.create_task(run_thread_lane(lane, share, pools, release_methods))
                 for lane, share in zip(thread_lanes, shares, strict=True)
             ]
         record.cells = reads_run.result() + waits_run.result() + none_run.result()
+        # Every lane takes its states' pools to the end, or their rest as it stops.
+        for state in THREAD_STATES:
+            record.cells += [_not_run(c, "no lane took it") for _, c in pools.take_all(state)]
         record.states = {NONE: None}
         for run in thread_runs:
-            cells, reached = run.result()
-            record.cells += cells
+            placed, reached = run.result()
+            record.cells += [cell for _, cell in placed]
             for state, why in reached.items():  # a state two lanes reach: either's failure
                 record.states[state] = record.states.get(state) or why
         order = {cell.key: number for number, cell in enumerate(plan.cells)}

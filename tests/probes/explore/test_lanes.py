@@ -10,13 +10,16 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.explore.plan import Cell, Plan, make_plan
 from codex_probe.probes.explore.record import CellRecord
-from codex_probe.probes.explore.run import (
-    THREAD_LANES,
-    _changed_by_refusal,
-    _waits_apart,
-    share_out,
+from codex_probe.probes.explore.run import THREAD_LANES, _changed_by_refusal, _waits_apart
+from codex_probe.probes.explore.shares import HELP_AT_LEAST, share_out
+from codex_probe.probes.explore.states import (
+    IDLE,
+    IN_FLIGHT,
+    NEW,
+    NONE,
+    THREAD_STATES,
+    UNLOADED,
 )
-from codex_probe.probes.explore.states import IN_FLIGHT, NEW, NONE, THREAD_STATES
 
 
 @pytest.fixture(scope="module")
@@ -24,30 +27,41 @@ def plan(default_codex: Installation) -> Plan:
     return make_plan(default_codex.schema_dir)
 
 
-def test_every_cell_of_a_thread_state_runs_on_exactly_one_lane(plan: Plan) -> None:
-    shares = share_out(plan.cells, THREAD_LANES)
-    ran = Counter(cell.key for share in shares for cell in share)
+def test_every_cell_of_a_thread_state_goes_to_exactly_one_lane_or_pool(plan: Plan) -> None:
+    shares, pools = share_out(plan.cells, THREAD_LANES)
+    own = [cell for share in shares for _, cell in share.own]
+    pooled = [cell for pool in pools.cells.values() for _, cell in pool]
+    ran = Counter(cell.key for cell in own + pooled)
     assert ran == Counter(cell.key for cell in plan.cells if cell.state in THREAD_STATES)
+    assert not any(cell.on_copy for cell in own) and all(cell.on_copy for cell in pooled)
 
 
-def test_each_lane_keeps_the_plans_order(plan: Plan) -> None:
-    order = {cell.key: number for number, cell in enumerate(plan.cells)}
-    for share in share_out(plan.cells, THREAD_LANES):
-        assert [order[cell.key] for cell in share] == sorted(order[cell.key] for cell in share)
+def test_each_lane_and_pool_keeps_the_plans_order(plan: Plan) -> None:
+    shares, pools = share_out(plan.cells, THREAD_LANES)
+    for placed in [share.own for share in shares] + list(pools.cells.values()):
+        places = [place for place, _ in placed]
+        assert places == sorted(places)
+        assert all(plan.cells[place] is cell for place, cell in placed)
 
 
-def test_a_state_two_lanes_name_gives_its_copies_to_each_in_turn() -> None:
+def test_a_states_calls_on_its_own_thread_go_to_the_first_lane_that_names_it() -> None:
     cells = [Cell("thread/read", IN_FLIGHT, "minimal", {}, on_copy=False)] + [
         Cell("thread/name/set", IN_FLIGHT, f"v{n}", {}, on_copy=True) for n in range(5)
     ]
-    first, second = share_out(cells, ((IN_FLIGHT,), (IN_FLIGHT,)))
-    assert [c.variant for c in first] == ["minimal", "v0", "v2", "v4"]
-    assert [c.variant for c in second] == ["v1", "v3"]
+    (first, second), pools = share_out(cells, ((IN_FLIGHT,), (IN_FLIGHT,)))
+    assert [c.variant for _, c in first.own] == ["minimal"]
+    assert second.own == []
+    assert [c.variant for _, c in pools.cells[IN_FLIGHT]] == [f"v{n}" for n in range(5)]
 
 
-def test_a_state_one_lane_names_stays_whole_on_it() -> None:
-    cells = [Cell("thread/name/set", "idle", f"v{n}", {}, on_copy=True) for n in range(3)]
-    assert share_out(cells, (("idle",), (IN_FLIGHT,))) == [cells, []]
+def test_a_lane_helps_only_with_enough_copies_left_and_never_with_unloaded() -> None:
+    copies = [Cell("thread/name/set", IDLE, f"v{n}", {}, on_copy=True) for n in range(7)]
+    unloaded = [Cell("thread/name/set", UNLOADED, f"v{n}", {}, on_copy=True) for n in range(9)]
+    _, pools = share_out(copies + unloaded, ((IDLE,), (UNLOADED,)))
+    assert pools.worth_helping(IDLE) and not pools.worth_helping(UNLOADED)
+    while pools.left(IDLE) >= HELP_AT_LEAST:
+        pools.take(IDLE)
+    assert not pools.worth_helping(IDLE)
 
 
 def test_only_writes_that_may_wait_long_leave_the_none_lane(plan: Plan) -> None:
