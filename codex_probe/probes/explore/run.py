@@ -8,7 +8,7 @@ Seven lanes run at once, each on its own isolated home, wiretap and app-server:
   own is the home they found before), one the writes that may wait long for a notification
   (`_waits_apart`), the third thread/start, the other writes and accounts, then every
   invalid call, a few at once;
-- four thread lanes, the thread states shared out between them (THREAD_LANES, shares.py:
+- four thread lanes (thread_lane.py), the thread states shared out between them (THREAD_LANES, shares.py:
   a state's calls on its own thread on the first lane that names it, its calls on copies
   in a pool): the one with `unloaded` first has an earlier process make the unloaded
   threads and exit; then each asks its states' cells, state by state: the cells on the
@@ -25,24 +25,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 from collections.abc import Callable
-from typing import Any
 
 from codex_probe.harness.codex.validator import MessageValidator
-from codex_probe.harness.jsonrpc.errors import NotificationTimeout, ServerError, TransportError
+from codex_probe.harness.jsonrpc.errors import TransportError
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.probes.explore.home import ExploreHome
 from codex_probe.probes.explore.lane import INVALID_AT_ONCE, Lane
+from codex_probe.probes.explore.not_run import ended, not_run
 from codex_probe.probes.explore.outbound import Outbound
-from codex_probe.probes.explore.parked import Parked, record_of
 from codex_probe.probes.explore.plan import FULL, MINIMAL, Cell, Plan, make_plan, none_group
 from codex_probe.probes.explore.record import CellRecord, ExplorationRecord, Surprise
-from codex_probe.probes.explore.shares import HELPED, Placed, Pools, Share, share_out
+from codex_probe.probes.explore.shares import share_out
 from codex_probe.probes.explore.states import (
     ARCHIVED,
     COMPACTED,
-    EXEC_MARKER,
     FORKED,
     IDLE,
     IN_FLIGHT,
@@ -51,19 +48,14 @@ from codex_probe.probes.explore.states import (
     ROLLED_BACK,
     THREAD_STATES,
     UNLOADED,
-    StateUnreachable,
-    Subject,
     ThreadLab,
 )
+from codex_probe.probes.explore.thread_lane import run_thread_lane
 from codex_probe.probes.explore.unanswered import Unanswered
 from codex_probe.probes.explore.waits import waits_long
 from codex_probe.probes.explore.walks import DEFAULT_STEPS, WalkResult, draw, walk
 from codex_probe.rig.backends import Backend
 from codex_probe.rig.wiretap import Wiretap
-
-
-def _not_run(cell: Cell, why: str) -> CellRecord:
-    return CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params, why=why)
 
 
 async def run_none_lane(lane: Lane, cells: list[Cell]) -> list[CellRecord]:
@@ -85,32 +77,25 @@ async def run_none_lane(lane: Lane, cells: list[Cell]) -> list[CellRecord]:
                     chunk = invalid[start : start + INVALID_AT_ONCE]
                     done += await asyncio.gather(*(lane.run_invalid(cell) for cell in chunk))
             except TransportError as error:
-                done += _ended(lane, cells[len(done) :], error)
+                done += ended(lane, cells[len(done) :], error)
             finally:
                 await lane.close()
     return done
-
-
-def _ended(lane: Lane, rest: list[Cell], error: TransportError) -> list[CellRecord]:
-    """The cells after the app-server ended or stopped answering: not run, and why."""
-    what = f"the app-server stopped: {error.summary}"
-    if rest:
-        lane.surprise(what, rest[0])
-    return [_not_run(cell, what) for cell in rest]
 
 
 # The thread states, shared out between four lanes that run at once (a process each). A
 # lane waits out what a release never sends (0.121.0: eight turn/interrupt calls left
 # unanswered, 10 s each); lanes wait side by side: `explore --walks 0` on 0.121.0
 # 105 s with two lanes, 60 s with three; 0.171.0 27-32 s and 23 s, the same CPU.
-# A state two lanes name is shared between them (`share_out`): `in-flight` took 14.5 s of
+# A state two lanes name is shared between them (shares.py): `in-flight` took 14.5 s of
 # 0.171.0's 22 s on one lane (most of it the 0.5 s each answered call may take to end the
 # held turn). In a probe the scenarios share the two CPUs with the exploration, which ends
 # last: on 0.171.0 its lanes ended between 17 and 19 s with these four, where three ended
 # at 21 to 25 s (`unloaded` makes its copies first, 97 forks, and `idle` has 146 calls).
 # `rolled-back` (67 calls, 1.5 s, and its reaching) went with `idle`, which ended 3 s before
 # the lane of `in-flight` and `compacted` (0.171.0 in a probe: the last thread lane ended at
-# 15.7 s, then 14.3 and 15.6 s).
+# 15.7 s, then 14.3 and 15.6 s). Since the copies are pooled (shares.py), the states a
+# lane names say where it starts; the copies of the heavy states end up spread over all.
 # The `none` lanes: the reads, the calls that wait long for a notification (`waits_long`:
 # imports that never complete, 10 s on 0.171.0), and the rest (`run_none_lane`).
 NONE_LANES = 3
@@ -122,202 +107,11 @@ THREAD_LANES = (
 )
 
 
-# The unloaded threads made ahead, as a share of the calls on one: a call codex refuses
-# leaves its thread to the next, so only an answered one takes a thread of its own, and the
-# earlier process makes each (a fork, 13 ms of codex's CPU) whether it is used or not.
-# 52 to 57 % of the calls took one from 0.120.0 to 0.171.0 (27 of 52 to 53 of 97); a pool
-# that runs dry is made again for the calls left (ThreadLab.copy), at the cost of a restart.
-UNLOADED_AHEAD = 0.6
-
-
-def unloaded_made_ahead(calls: int) -> int:
-    """How many unloaded threads the earlier process makes for `calls` calls on one."""
-    return math.ceil(calls * UNLOADED_AHEAD)
-
-
-async def run_thread_lane(
-    lane: Lane, share: Share, pools: Pools, methods: set[str]
-) -> tuple[list[tuple[int, CellRecord]], dict[str, str | None]]:
-    """The lane's states' cells, then the copies left of the others (shares.py; see the
-    module); each record with the cell's place in the plan."""
-    states: dict[str, str | None] = {}
-    done: dict[int, CellRecord | Parked] = {}
-    taken: list[Placed] = []  # what the lane has taken on, its own and from the pools
-    if not share.own and not any(pools.left(s) for s in share.states + HELPED):
-        return [], states
-    async with Wiretap(responder=lane.replies) as tap:
-        with ExploreHome(tap.base_url, lane.outbound.env()) as home:
-            try:
-                lab = ThreadLab(await lane.open(tap, home), methods)
-                if UNLOADED in share.states and pools.left(UNLOADED):
-                    copies = unloaded_made_ahead(pools.left(UNLOADED))
-                    states[UNLOADED] = await _reached(lab.prepare_unloaded(copies))
-                    await lab.session.restart()
-                for state in THREAD_STATES:
-                    own = [placed for placed in share.own if placed[1].state == state]
-                    if state in share.states and (own or pools.left(state)):
-                        taken += own
-                        await _run_state(lane, lab, state, own, pools, taken, done, states)
-                for state in HELPED:
-                    if state not in share.states and pools.worth_helping(state):
-                        await _help(lane, lab, state, pools, taken, done)
-                await lane.parked.settled()
-                for entry in done.values():  # a parked cell's failure is the lane's, as any
-                    if isinstance(entry, Parked) and (error := entry.task.exception()):
-                        raise error
-            except TransportError as error:
-                await lane.parked.abandon()
-                finished = {i: r for i, e in done.items() if (r := record_of(e)) is not None}
-                # What it took on and did not finish, and what is left of its own states.
-                rest = [placed for placed in taken if placed[0] not in finished]
-                rest += [placed for state in share.states for placed in pools.take_all(state)]
-                done = dict(finished)
-                for (place, _), record in zip(
-                    rest, _ended(lane, [cell for _, cell in rest], error), strict=True
-                ):
-                    done[place] = record
-            finally:
-                await lane.parked.abandon()
-                await lane.close()
-    records = [(place, record_of(done[place])) for place in sorted(done)]
-    assert all(record for _, record in records), "a parked cell ended without its record"
-    # In the plan's order, as if none had been parked.
-    order = {record.key: place for place, record in records if record is not None}
-    lane.surprises.sort(key=lambda surprise: order.get(surprise.where, len(order)))
-    return [(place, record) for place, record in records if record is not None], states
-
-
-async def _reached(reaching: Any) -> str | None:
-    """None once `reaching` (a coroutine bringing threads into a state) is done; else why
-    the state could not be reached."""
-    try:
-        await reaching
-    except (ServerError, StateUnreachable, NotificationTimeout) as why:
-        return _why(why)
-    return None
-
-
-async def _run_state(
-    lane: Lane,
-    lab: ThreadLab,
-    state: str,
-    own: list[Placed],
-    pools: Pools,
-    taken: list[Placed],
-    done: dict[int, CellRecord | Parked],
-    states: dict[str, str | None],
-) -> None:
-    """A state the lane names: its cells on its own thread (`own`), then the calls on its
-    copies, from the pool, until none is left. Not reached: the cells are not run, its
-    pool's with them."""
-    if state not in states:
-        states[state] = await _reached(lab.reach(state))
-    if states[state] is not None:
-        why = f"{state} was not reached: {states[state]}"
-        left = pools.take_all(state)
-        taken += left
-        for place, cell in own + left:
-            done[place] = _not_run(cell, why)
-        return
-    base = lab.bases[state]
-    await lane.fence()  # what reaching it said is said before its first cell
-    for place, cell in own:
-        done[place] = await lane.run_cell(cell, base)
-    await lane.let_go(base)
-    await _run_copies(lane, lab, state, pools, taken, done)
-
-
-async def _help(
-    lane: Lane,
-    lab: ThreadLab,
-    state: str,
-    pools: Pools,
-    taken: list[Placed],
-    done: dict[int, CellRecord | Parked],
-) -> None:
-    """Calls on copies of a state another lane names, taken from its pool: the state
-    reached on this lane first (if it cannot be, the lane leaves them to that one)."""
-    if state not in lab.bases and await _reached(lab.reach(state)) is not None:
-        return
-    await lane.fence()
-    await _run_copies(lane, lab, state, pools, taken, done)
-
-
-async def _run_copies(
-    lane: Lane,
-    lab: ThreadLab,
-    state: str,
-    pools: Pools,
-    taken: list[Placed],
-    done: dict[int, CellRecord | Parked],
-) -> None:
-    """The calls on copies of `state` the pool still has, each on a copy; a copy serves the
-    next call too while the calls on it are refused (a refusal leaves the thread as it
-    was), but for one that ended its held turn (0.171.0 refuses a thread/revert to a turn
-    nobody has in flight, and interrupts the turn) or said anything of the thread
-    (`_changed_by_refusal`). In flight, one turn is held at a time: the base's is let go
-    before the first copy holds its own (the wiretap lets every held answer go at once)."""
-    copy: Subject | None = None
-    while (placed := pools.take(state)) is not None:
-        taken.append(placed)
-        place, cell = placed
-        if copy is None:
-            try:
-                copy = await lab.copy(state, wanted=pools.left(state) + 1)
-            except (ServerError, StateUnreachable, NotificationTimeout) as why:
-                done[place] = _not_run(cell, f"no copy of {state}: {_why(why)}")
-                continue
-            await lane.fence()
-        if cell.kind == "approval":
-            cell = _approval_params(cell)
-        # The unloaded state's process may restart for more copies: nothing parked there.
-        record = await (
-            lane.run_cell(cell, copy) if state == UNLOADED else lane.run_cell_or_park(cell, copy)
-        )
-        done[place] = record
-        if isinstance(record, Parked):  # answered, or known to go unanswered: a new copy next
-            copy = None
-            continue
-        if record.outcome == "refused" and copy.held and lane.waits.held_turn_ended(copy):
-            lane.release(copy)  # the wiretap may still hold the ended turn's answer
-            copy = None
-        elif record.outcome != "refused" or _changed_by_refusal(cell, record, state):
-            await lane.let_go(copy)
-            copy = None
-    if copy is not None:
-        await lane.let_go(copy)
-
-
-def _changed_by_refusal(cell: Cell, record: CellRecord, state: str) -> bool:
-    """Whether a refused call may have left its copy other than it was, so that the next
-    call gets a new one: codex said something of the thread (0.150.0 refuses a
-    thread/rollback in flight and sets the thread's status to `systemError`: the next call
-    on that copy saw another thread than its state's), or a new thread's read (a read that
-    is refused may still have written the rollout: thread/read with its turns, measured on
-    0.167.2), or an approval's turn."""
-    return bool(record.notifications) or state == NEW or cell.kind == "approval"
-
-
 def _waits_apart(cell: Cell) -> bool:
     """Whether a valid call of `none` runs on the lane of long waits: it may wait long
     (`waits_long`) and changes nothing another call reads (a login does: the account's calls
     keep their order)."""
     return waits_long(cell.method) and none_group(cell.method) == "write"
-
-
-def _approval_params(cell: Cell) -> Cell:
-    params = {
-        "threadId": "{{thread}}",
-        "input": [{"type": "text", "text": f"{EXEC_MARKER} explore"}],
-        "approvalPolicy": "untrusted",
-    }
-    return Cell(cell.method, cell.state, cell.variant, params, cell.kind, True, cell.answer)
-
-
-def _why(error: BaseException) -> str:
-    if isinstance(error, ServerError):
-        return f"{error.method} refused: {error.code} {error.message}"
-    return str(error).splitlines()[0]
 
 
 async def explore(
@@ -398,7 +192,7 @@ async def explore(
         record.cells = reads_run.result() + waits_run.result() + none_run.result()
         # Every lane takes its states' pools to the end, or their rest as it stops.
         for state in THREAD_STATES:
-            record.cells += [_not_run(c, "no lane took it") for _, c in pools.take_all(state)]
+            record.cells += [not_run(c, "no lane took it") for _, c in pools.take_all(state)]
         record.states = {NONE: None}
         for run in thread_runs:
             placed, reached = run.result()

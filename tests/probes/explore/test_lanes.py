@@ -10,7 +10,7 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.probes.explore.plan import Cell, Plan, make_plan
 from codex_probe.probes.explore.record import CellRecord
-from codex_probe.probes.explore.run import THREAD_LANES, _changed_by_refusal, _waits_apart
+from codex_probe.probes.explore.run import THREAD_LANES, _waits_apart
 from codex_probe.probes.explore.shares import HELP_AT_LEAST, share_out
 from codex_probe.probes.explore.states import (
     IDLE,
@@ -20,6 +20,7 @@ from codex_probe.probes.explore.states import (
     THREAD_STATES,
     UNLOADED,
 )
+from codex_probe.probes.explore.thread_lane import _changed_by_refusal
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,11 @@ import pytest
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.probes.domain.surface.exploration import exploration_aspect
-from codex_probe.probes.explore import run
+from codex_probe.probes.explore import thread_lane
 from codex_probe.probes.explore.plan import make_plan
-from codex_probe.probes.explore.run import explore, unloaded_made_ahead
+from codex_probe.probes.explore.run import explore
 from codex_probe.probes.explore.states import UNLOADED, ThreadLab
+from codex_probe.probes.explore.thread_lane import unloaded_made_ahead
 from codex_probe.rig.backends import make_backend
 
 # Calls on an unloaded thread that codex answers (each takes its thread) and refuses (its
@@ -49,10 +50,10 @@ def test_a_pool_that_runs_dry_is_made_again_and_every_call_records_what_a_full_o
         await refill(lab, copies)
 
     monkeypatch.setattr(ThreadLab, "refill_unloaded", counted)
-    monkeypatch.setattr(run, "UNLOADED_AHEAD", 1.0)
+    monkeypatch.setattr(thread_lane, "UNLOADED_AHEAD", 1.0)
     whole = asyncio.run(explore(backend, plan=plan))
     assert refills == []
-    monkeypatch.setattr(run, "UNLOADED_AHEAD", 0.2)  # 2 made ahead for 6 calls
+    monkeypatch.setattr(thread_lane, "UNLOADED_AHEAD", 0.2)  # 2 made ahead for 6 calls
     dry = asyncio.run(explore(backend, plan=plan))
     assert refills and refills[0] <= len(CELLS) - 2
     schema = backend.schema_dir
