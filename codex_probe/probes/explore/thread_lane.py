@@ -147,6 +147,7 @@ async def _help(
     if state not in lab.bases and await _reached(lab.reach(state)) is not None:
         return
     await lane.fence()
+    await lane.let_go(lab.bases[state])  # in flight: one turn held at a time, as at home
     await _run_copies(lane, lab, state, pools, taken, done)
 
 
