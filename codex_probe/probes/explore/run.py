@@ -8,15 +8,15 @@ Seven lanes run at once, each on its own isolated home, wiretap and app-server:
   own is the home they found before), one the writes that may wait long for a notification
   (`_waits_apart`), the third thread/start, the other writes and accounts, then every
   invalid call, a few at once;
-- four thread lanes (thread_lane.py), the thread states shared out between them (THREAD_LANES, shares.py:
-  a state's calls on its own thread on the first lane that names it, its calls on copies
-  in a pool): the one with `unloaded` first has an earlier process make the unloaded
-  threads and exit; then each asks its states' cells, state by state: the cells on the
-  state's own thread first, then the calls on copies (states.py) the pool still has, a copy
-  serving the next cell too while the calls on it are refused; then, its own states done,
-  the copies left of the others' (each lane reaches a state itself). A cell on a copy left
-  only waiting waits beside the next ones (parked.py), and the lane waits for it before it
-  ends.
+- four thread lanes (thread_lane.py), the thread states shared out between them
+  (THREAD_LANES, shares.py: a state's calls on its own thread on the first lane that names
+  it, its calls on copies in a pool): the one with `unloaded` first has an earlier process
+  make the unloaded threads and exit; then each asks its states' cells, state by state: the
+  cells on the state's own thread first, then the calls on copies (states.py) the pool
+  still has, a copy serving the next cell too while the calls on it are refused; then, its
+  own states done, the copies left of the others' (each lane reaches a state itself). A
+  cell on a copy left only waiting waits beside the next ones (parked.py), and the lane
+  waits for it before it ends.
 
 A lane whose app-server stops leaves its remaining cells `not run`, with why, and a Surprise.
 """
