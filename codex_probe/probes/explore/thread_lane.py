@@ -50,7 +50,9 @@ async def run_thread_lane(
     states: dict[str, str | None] = {}
     done: dict[int, CellRecord | Parked] = {}
     taken: list[Placed] = []  # what the lane has taken on, its own and from the pools
-    if not share.own and not any(pools.left(s) for s in share.states + HELPED):
+    # Nothing of its own: it starts an app-server only for enough to help with.
+    helps = any(pools.worth_helping(s) for s in HELPED if s not in share.states)
+    if not share.own and not any(pools.left(s) for s in share.states) and not helps:
         return [], states
     async with Wiretap(responder=lane.replies) as tap:
         with ExploreHome(tap.base_url, lane.outbound.env()) as home:

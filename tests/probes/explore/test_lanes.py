@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import Any
 
@@ -20,7 +21,7 @@ from codex_probe.probes.explore.states import (
     THREAD_STATES,
     UNLOADED,
 )
-from codex_probe.probes.explore.thread_lane import _changed_by_refusal
+from codex_probe.probes.explore.thread_lane import _changed_by_refusal, run_thread_lane
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +64,23 @@ def test_a_lane_helps_only_with_enough_copies_left_and_never_with_unloaded() -> 
     while pools.left(IDLE) >= HELP_AT_LEAST:
         pools.take(IDLE)
     assert not pools.worth_helping(IDLE)
+
+
+class Untouchable:
+    """A lane that must not be used: any attribute asked of it fails the test."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the lane's {name} was used")
+
+
+def test_a_lane_with_nothing_of_its_own_and_too_few_copies_to_help_starts_no_app_server() -> None:
+    copies = [Cell("thread/name/set", IDLE, f"v{n}", {}, on_copy=True) for n in range(5)]
+    (_, helper), pools = share_out(copies, ((IDLE,), (UNLOADED,)))
+    done = asyncio.run(run_thread_lane(Untouchable(), helper, pools, set()))  # type: ignore[arg-type]
+    assert done == ([], {}) and pools.left(IDLE) == 5
+    pools.cells[IDLE].append((5, Cell("thread/name/set", IDLE, "v5", {}, on_copy=True)))
+    with pytest.raises(AssertionError, match="was used"):  # now worth helping: it starts
+        asyncio.run(run_thread_lane(Untouchable(), helper, pools, set()))  # type: ignore[arg-type]
 
 
 def test_only_writes_that_may_wait_long_leave_the_none_lane(plan: Plan) -> None:
