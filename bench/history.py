@@ -1,7 +1,7 @@
 """Wall time per release of `codex-probe history`, against the target for the whole history.
 
 Run: python bench/history.py [--from 0.140.0] [--count 8] [--jobs N] [--at-once N] [--json]
-     [--keep DIR]
+     [--keep DIR] [--no-floor]
 
 It runs the real command, `codex-probe history`, over COUNT consecutive published
 releases, in a scratch cache, after one untimed install of each into another scratch
@@ -19,6 +19,14 @@ history from 0.120.0 to the latest release in 20 minutes on this machine: the be
 projects the measured wall per release over that range and prints the ratio (a run over
 the whole range reports its own wall instead). The user's
 own cache is not touched.
+
+The machine's speed changes from day to day (bench/probes.py's floor of one release took 25.3
+s on 2026-12-06 and 36.3 s on another machine that evening: the same code's whole history took
+1,212.6 s and 1,592.5 s), so the wall alone cannot say whether a change of the code made a
+history faster. Before and after the timed run the bench measures that floor (`bench/probes.py
+--floor-only`, of its default release, in a cache of its own; `--no-floor` skips it)
+and prints the history's wall in floors, which two runs on different days can compare. The
+target stays the wall: 20 minutes.
 """
 
 from __future__ import annotations
@@ -46,8 +54,11 @@ sys.path.insert(0, str(ROOT))
 from codex_probe.harness.codex.cache import CACHE_ENV  # noqa: E402
 from codex_probe.harness.codex.install import InstallError, install  # noqa: E402
 from codex_probe.harness.codex.installs import tree_size  # noqa: E402
-from codex_probe.harness.codex.npm_cache import npm_cache_dir  # noqa: E402
-from codex_probe.harness.codex.versions import SPEC_CODEX_VERSION  # noqa: E402
+from codex_probe.harness.codex.npm_cache import chosen_by_caller, npm_cache_dir  # noqa: E402
+from codex_probe.harness.codex.versions import (  # noqa: E402
+    DEFAULT_CODEX_VERSION,
+    SPEC_CODEX_VERSION,
+)
 from codex_probe.probes.releases.span import published_range  # noqa: E402
 from codex_probe.probes.releases.sweep import DEFAULT_AT_ONCE  # noqa: E402
 from codex_probe.probes.runner.jobs import DEFAULT_JOBS  # noqa: E402
@@ -104,6 +115,9 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, metavar="DIR", help="copy the history folder (grid, verdicts) here"
     )
+    parser.add_argument(
+        "--no-floor", action="store_true", help="do not measure the machine's floor around it"
+    )
     args = parser.parse_args()
     whole = published_range(SPEC_CODEX_VERSION, "latest")
     releases = published_range(args.first, "latest")[: args.count]
@@ -120,6 +134,9 @@ def main() -> None:
         # npm's downloads live in codex-probe's cache (npm_cache.py): the timed cache starts
         # with them and no install, as a nightly runner's would (unless the caller chose an
         # npm cache, which both share).
+        floors: list[float | str] = []
+        if not args.no_floor:
+            floors.append(_floor(scratch / "floor", npm_cache_dir(scratch / "warm")))
         if (downloads := npm_cache_dir(scratch / "warm")).is_dir():
             downloads.rename(npm_cache_dir(timed_cache))
         shutil.rmtree(scratch / "warm")
@@ -135,6 +152,8 @@ def main() -> None:
             wall, cpu = time.monotonic() - started, _children_cpu() - cpu_before
         if done.returncode not in (0, 3):
             sys.exit(f"bench/history.py: history exited {done.returncode}: {done.stderr[-2000:]}")
+        if not args.no_floor:
+            floors.append(_floor(scratch / "floor", npm_cache_dir(timed_cache)))
         history = json.loads((out / "history.json").read_text())
         if args.keep is not None:
             shutil.copytree(out, args.keep, dirs_exist_ok=True)
@@ -188,6 +207,11 @@ def main() -> None:
         "target_s": TARGET_S,
         "projected_over_target": round(projected / TARGET_S, 3),
         "broken_findings": sum(r["broken"] for r in rows),
+        # The machine's speed around the run (see the module): bench/probes.py's floor of its
+        # default release, before and after (a string: why it could not be measured).
+        "floor_codex": None if args.no_floor else DEFAULT_CODEX_VERSION,
+        "floor_s": floors,
+        "wall_over_floor": _in_floors(wall, floors),
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -218,6 +242,38 @@ def main() -> None:
         f"{projected / 60:.1f} min; target {TARGET_S / 60:.0f} min; "
         f"ratio {report['projected_over_target']}"
     )
+    if report["wall_over_floor"] is not None:
+        print(
+            f"machine: bench/probes.py's floor of {DEFAULT_CODEX_VERSION} {floors[0]} s before, "
+            f"{floors[1]} s after: the run took {report['wall_over_floor']} floors"
+        )
+    elif floors:
+        print("machine: the floor was not measured (why: above, and in --json's floor_s)")
+
+
+def _floor(cache: Path, npm_cache: Path) -> float | str:
+    """bench/probes.py's floor of its default release in seconds, installed into `cache`
+    (from `npm_cache`, unless the caller chose npm's cache); else why it was not measured."""
+    env = {**os.environ, CACHE_ENV: str(cache)}
+    if chosen_by_caller() is None:
+        env["NPM_CONFIG_CACHE"] = str(npm_cache)
+    command = [sys.executable, str(ROOT / "bench" / "probes.py"), "--runs", "1", "--floor-only"]
+    command.append("--json")
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    try:
+        return round(float(json.loads(done.stdout.splitlines()[-1])["floor_s"]), 1)
+    except (IndexError, ValueError, KeyError, TypeError):
+        said = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        print(f"bench/history.py: the floor was not measured: {said}", file=sys.stderr)
+        return f"not measured: {said}"[:300]
+
+
+def _in_floors(wall: float, floors: list[float | str]) -> float | None:
+    """The wall in floors (their mean), if every floor was measured."""
+    measured = [f for f in floors if isinstance(f, float)]
+    if not measured or len(measured) != len(floors):
+        return None
+    return round(wall / statistics.mean(measured), 1)
 
 
 def _median_gap(ended: list[str]) -> float | None:

@@ -1,6 +1,6 @@
 """The probe suite's wall time for one codex-cli version, beside its floor.
 
-Run: python bench/probes.py [--codex 0.171.0] [--runs 3] [--no-fidelity]
+Run: python bench/probes.py [--codex 0.171.0] [--runs 3] [--no-fidelity] [--floor-only] [--json]
 
 suite: `codex-probe probe --codex V --out TMP` as a subprocess, timed end to end. floor: the process
 starts, thread/starts, turns, compactions and resumes the suite's scenarios make, replayed in the
@@ -384,6 +384,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-fidelity", action="store_true", help="the suite without the fake")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--floor-only",
+        action="store_true",
+        help="the floor alone, no suite: how fast the machine runs codex (bench/history.py)",
+    )
     args = parser.parse_args()
     say = (lambda *_: None) if args.json else print
     fidelity = not args.no_fidelity
@@ -414,23 +419,26 @@ def main() -> None:
     floor_times: list[dict[str, float]] = []
     statuses: list[int] = []
     for _ in range(args.runs):
-        elapsed, status = suite(args.codex, fidelity)
-        if status != 0:
-            say(f"suite exit status {status} (3: some finding is broken)")
-        statuses.append(status)
-        suite_times.append(elapsed)
+        if not args.floor_only:
+            elapsed, status = suite(args.codex, fidelity)
+            if status != 0:
+                say(f"suite exit status {status} (3: some finding is broken)")
+            statuses.append(status)
+            suite_times.append(elapsed)
         spent = asyncio.run(floor(binaries, plan))
         spent["exploration"] = asyncio.run(exploration_floor(binaries["real"], lanes))
         floor_times.append(spent)
     totals = [sum(spent.values()) for spent in floor_times]
     command = f"codex-probe probe --codex {args.codex}{'' if fidelity else ' --no-fidelity'}"
-    say(f"{'suite: ' + command:54s} {summary(suite_times)}")
+    if suite_times:
+        say(f"{'suite: ' + command:54s} {summary(suite_times)}")
     say(f"{'floor: bare replay of the same work':54s} {summary(totals)}")
     for kind in (*kinds, "exploration"):
         times = [spent[kind] for spent in floor_times]
         say(f"{'  of which on ' + kind:54s} {summary(times)}")
-    ratio = statistics.median(suite_times) / statistics.median(totals)
-    say(f"suite / floor: {ratio:.2f}x")
+    ratio = statistics.median(suite_times) / statistics.median(totals) if suite_times else None
+    if ratio is not None:
+        say(f"suite / floor: {ratio:.2f}x")
     if args.json:
         print(
             json.dumps(
@@ -439,7 +447,7 @@ def main() -> None:
                     "fidelity": fidelity,
                     "runs": args.runs,
                     "cpus": os.cpu_count(),
-                    "suite_s": statistics.median(suite_times),
+                    "suite_s": statistics.median(suite_times) if suite_times else None,
                     "floor_s": statistics.median(totals),
                     "floor_by_backend_s": {
                         kind: statistics.median(spent[kind] for spent in floor_times)
