@@ -21,6 +21,7 @@ import tomli_w
 
 from codex_probe.harness.child_env import CODEX, child_env, search_path
 from codex_probe.harness.temp_folders import make_folder, removed
+from codex_probe.rig.lsb_release import answered_path
 
 # What config.toml holds: scalars, arrays of scalars, nested tables.
 TomlScalar: TypeAlias = str | int | float | bool
@@ -32,6 +33,10 @@ DEFAULT_PROVIDER_NAME = "mock"
 # (0.120: POST .../responses/compact; 0.171: a streamed `compaction_trigger`).
 OPENAI_PROVIDER_NAME = "OpenAI"
 DEFAULT_MODEL = "mock-model"
+# The locale and time zone codex runs in, whatever the caller's.
+CODEX_LOCALE = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
+# Beside home/ and work/: programs answered for codex (rig/lsb_release.py).
+ANSWERS_FOLDER = "answers"
 
 # Settings that stop codex from reaching the network on its own. Measured with
 # strace on 0.120.0 and 0.171.0 (docs/observations/): `features.plugins = false`
@@ -91,7 +96,8 @@ def provider_config(
 
 
 class IsolatedHome:
-    """A temp dir holding `home/`, `home/codex_home/` (CODEX_HOME) and `work/`.
+    """A temp dir holding `home/`, `home/codex_home/` (CODEX_HOME), `work/` and, where
+    the machine has lsb_release, `answers/` (rig/lsb_release.py).
 
     Use as a context manager (the dir is removed on exit unless `keep=True`), or
     call `cleanup()` yourself.
@@ -145,18 +151,16 @@ class IsolatedHome:
 
         Only PATH is taken from the caller (codex runs the shell's tools, and its npm
         launcher, where it is used, `node`: harness/codex/direct_launch.py):
-        `harness.child_env.CODEX`.
+        `harness.child_env.CODEX`; the home's answers folder goes first on it.
         """
+        search = path if path is not None else search_path()
+        # codex asks lsb_release who the OS is for every request: answered from a folder
+        # of the home's own, with the machine's answer (rig/lsb_release.py).
+        search = answered_path(self.root / ANSWERS_FOLDER, search, CODEX_LOCALE)
         env = child_env(
             CODEX,
-            {
-                "PATH": path if path is not None else search_path(),
-                "HOME": str(self.home),
-                "CODEX_HOME": str(self.codex_home),
-                "LANG": "C.UTF-8",
-                "LC_ALL": "C.UTF-8",
-                "TZ": "UTC",
-            },
+            {"PATH": search, "HOME": str(self.home), "CODEX_HOME": str(self.codex_home)}
+            | CODEX_LOCALE,
         )
         if self.rust_log is not None:
             env["RUST_LOG"] = self.rust_log

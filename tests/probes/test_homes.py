@@ -11,7 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from codex_probe.rig.homes import OPENAI_PROVIDER_NAME, IsolatedHome, TomlValue, merge_tables
+from codex_probe.rig.homes import (
+    ANSWERS_FOLDER,
+    OPENAI_PROVIDER_NAME,
+    IsolatedHome,
+    TomlValue,
+    merge_tables,
+)
 
 BASE_URL = "http://127.0.0.1:4321/v1"
 
@@ -52,10 +58,26 @@ def test_home_codex_home_and_workdir_all_lie_inside_the_temp_dir(home: IsolatedH
     assert home.config_path == Path(env["CODEX_HOME"]) / "config.toml"
 
 
-def test_env_holds_exactly_path_homes_and_fixed_locale_and_timezone(home: IsolatedHome) -> None:
-    env = home.env(path="/usr/bin:/bin")
+def test_env_holds_exactly_path_homes_and_fixed_locale_and_timezone(
+    home: IsolatedHome, tmp_path: Path
+) -> None:
+    bare = tmp_path / "bin"  # no lsb_release on it: the caller's PATH as it is
+    bare.mkdir()
+    env = home.env(path=f"{bare}:/nowhere")
     assert set(env) == {"PATH", "HOME", "CODEX_HOME", "LANG", "LC_ALL", "TZ"}
-    assert (env["PATH"], env["LANG"], env["TZ"]) == ("/usr/bin:/bin", "C.UTF-8", "UTC")
+    assert (env["PATH"], env["LANG"], env["TZ"]) == (f"{bare}:/nowhere", "C.UTF-8", "UTC")
+
+
+def test_a_path_with_lsb_release_gets_the_homes_answers_folder_in_front(
+    home: IsolatedHome, tmp_path: Path
+) -> None:
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "lsb_release").write_text("#!/bin/sh\necho Distributor ID: Test\n")
+    (programs / "lsb_release").chmod(0o755)
+    env = home.env(path=str(programs))
+    assert env["PATH"] == f"{home.root / ANSWERS_FOLDER}:{programs}"
+    assert (home.root / ANSWERS_FOLDER / "lsb_release").is_file()
 
 
 def test_rust_log_is_passed_only_when_asked_for(tmp_path: Path) -> None:

@@ -53,6 +53,10 @@ HOLD_PATTERN = re.compile(HOLD_MARKER + r"-\d+")
 EXEC_MARKER = "EXPLORE-EXEC"
 # A held answer goes on when the exploration releases it, or after this long.
 HOLD_DEADLINE_S = 60.0
+# A held turn's model request comes within ms of turn/start on a quiet machine; under CI's
+# load it came 12.6 s late, past a call's 10 s, and the exploration lost every cell. It is
+# part of the turn, so it gets a whole turn's deadline (waits.py's TURN_DEADLINE_S).
+HELD_REQUEST_WITHIN_S = 30.0
 REPLY_TEXT = "explore reply"
 # Every answer reports this usage: a goal with a budget of 1 token (fixtures.py) is spent
 # by its first turn, where codex would otherwise pursue it turn after turn.
@@ -152,7 +156,7 @@ class ThreadLab:
         turn = await self.session.start_turn(subject.thread, f"{marker} explore")
         await tap.wait_for_requests(
             1,
-            self.session.timeout,
+            HELD_REQUEST_WITHIN_S,
             lambda request: request.is_model_request and marker in (request.body_text or ""),
         )
         subject.held = subject.turn = turn["id"]
