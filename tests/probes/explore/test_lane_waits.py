@@ -3,14 +3,20 @@ says, the turns a call started, and no longer for a thread codex unloaded."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from codex_probe.harness.jsonrpc.errors import NotificationTimeout
+from codex_probe.harness.jsonrpc.framing import Notification
 from codex_probe.probes.explore.plan import Cell
 from codex_probe.probes.explore.record import CellRecord
 from codex_probe.probes.explore.states import Subject
 from codex_probe.probes.explore.waits import (
+    Waits,
     _queues_a_turn,
     _unloads,
     loads_with_config,
@@ -130,3 +136,67 @@ def test_only_a_call_that_awaits_more_than_an_announcement_waits_long(
     method: str, long: bool
 ) -> None:
     assert waits_long(method) is long
+
+
+class Client:
+    """What Waits reads of a session's client: buffered notifications, and waits for one."""
+
+    def __init__(self) -> None:
+        self.notifications: list[Notification] = []
+        self._arrived = asyncio.Condition()
+
+    async def deliver(self, note: Notification) -> None:
+        async with self._arrived:
+            self.notifications.append(note)
+            self._arrived.notify_all()
+
+    async def wait_for_notification(
+        self,
+        method: str,
+        predicate: Callable[[Notification], bool],
+        *,
+        timeout: float,
+        consume: bool = True,
+    ) -> Notification:
+        def find() -> Notification | None:
+            return next(
+                (n for n in self.notifications if n.method == method and predicate(n)), None
+            )
+
+        try:
+            async with asyncio.timeout(timeout), self._arrived:
+                await self._arrived.wait_for(lambda: find() is not None)
+        except TimeoutError:
+            raise NotificationTimeout(method=method, elapsed=timeout, stderr_tail="") from None
+        found = find()
+        assert found is not None
+        return found
+
+
+async def test_an_unsubscribe_in_flight_waits_for_the_let_go_turns_status_before_its_fence() -> (
+    None
+):
+    # The connection hears no turn/completed of an unsubscribed thread, only its status: a
+    # late one (a loaded machine) fell after the fence, and the cell's notifications flipped.
+    client = Client()
+    session = SimpleNamespace(client=client)
+    idle = Notification("thread/status/changed", {"threadId": "t", "status": {"type": "idle"}})
+    later: list[asyncio.Task[None]] = []
+
+    def release(subject: Subject) -> None:  # codex ends the let-go turn a while later
+        async def turn_ends() -> None:
+            await asyncio.sleep(0.3)
+            await client.deliver(idle)
+
+        later.append(asyncio.ensure_future(turn_ends()))
+
+    waits = Waits(lambda: session, release, frozenset())  # type: ignore[arg-type, return-value]
+    cell = Cell(
+        "thread/unsubscribe", "in-flight", "minimal", {"threadId": "{{thread}}"}, on_copy=True
+    )
+    record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
+    record.outcome, record.result = "answered", {"status": "unsubscribed"}
+    await waits.settle(cell, Subject("t", turn="h", held="h"), record, mark=0)
+    assert later, "the held turn was not let go"
+    assert idle in client.notifications
+    await later[0]
