@@ -36,7 +36,7 @@ READ_WITHIN_S = 10.0  # it takes 15 ms; a machine under load may take far longer
 
 @dataclass(frozen=True)
 class Answer:
-    program: str  # the real one, on the PATH codex is given
+    program: str  # the real one, as found on the PATH codex is given
     stdout: bytes
     stderr: bytes
     returncode: int
@@ -77,7 +77,8 @@ def machine_answer(path: str, env: tuple[tuple[str, str], ...]) -> Answer | None
         return None
     if b"\0" in done.stdout + done.stderr or done.returncode < 0:
         return None  # a NUL cannot be printed by the script; a signal cannot be repeated
-    return Answer(str(Path(program).resolve()), done.stdout, done.stderr, done.returncode)
+    # The path codex would run, not its symlink's target: a program may read its name.
+    return Answer(os.path.abspath(program), done.stdout, done.stderr, done.returncode)
 
 
 def answering_script(answer: Answer) -> bytes:

@@ -89,3 +89,16 @@ def test_an_answer_a_script_cannot_print_leaves_codex_to_the_real_program(tmp_pa
     path = f"{real}:/usr/bin:/bin"
     assert answered_path(tmp_path / "answers", path, LOCALE) == path
     assert not (tmp_path / "answers").exists()
+
+
+def test_any_other_question_reaches_the_program_by_the_name_codex_would_run(
+    tmp_path: Path,
+) -> None:
+    # A symlink's target may read the name it was run by (a program of many names).
+    target = real_program(tmp_path / "store")
+    target.write_text(target.read_text().replace('echo "asked: $*"', 'echo "ran as: $0"'))
+    linked = tmp_path / "bin"
+    linked.mkdir()
+    (linked / "lsb_release").symlink_to(target)
+    path = answered_path(tmp_path / "answers", f"{linked}:/usr/bin:/bin", LOCALE)
+    assert run(path, "-si").stdout == f"ran as: {linked / 'lsb_release'}\n".encode()
