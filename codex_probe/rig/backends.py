@@ -19,6 +19,7 @@ from codex_probe.harness.codex.schema import ensure_schema
 from codex_probe.harness.jsonrpc.client import JsonRpcClient
 from codex_probe.harness.jsonrpc.transcript import Transcript
 from codex_probe.rig.defaults import BACKEND_KINDS, BackendKind
+from codex_probe.rig.home_databases import seed_databases
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.launchers import launcher_folder
 
@@ -57,7 +58,10 @@ class Backend:
     ) -> JsonRpcClient:
         """A new app-server process on `home`, initialized unless asked not to. The real
         one runs on one CPU (`harness.codex.one_cpu`); the fake, one Python thread, is left
-        to the kernel to place, and is a fork of its warm copy where the host allows."""
+        to the kernel to place, and is a fork of its warm copy where the host allows. A new
+        home gets the real binary's first-start databases (`rig.home_databases`)."""
+        if self.kind == "real":
+            await seed_databases(self.binary, home.codex_home)
         client, _ = await open_app_server(
             self.binary,
             env=home.env(),
