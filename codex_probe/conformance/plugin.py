@@ -31,6 +31,7 @@ from codex_probe.conformance.registry import MARKER
 from codex_probe.conformance.selection import parametrize_by_target, select_checks
 from codex_probe.conformance.state import state_of
 from codex_probe.conformance.summary import write_header, write_results, write_summary
+from codex_probe.conformance.swallowed_interrupts import SwallowedInterrupts
 
 # What the `pytest` extra would have installed and is not there (extra.py): without it the
 # plugin adds its options and nothing else, and a run that gives one is a usage error.
@@ -56,6 +57,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(missing_line(MISSING))
     if options_given(config):
         state_of(config)  # a wrong option is a usage error now, before anything is collected
+    if options_given(config) or _names_the_suites(config):
+        config.pluginmanager.register(SwallowedInterrupts(), "codex_probe_swallowed_interrupts")
     config.pluginmanager.register(OutcomeCollector(config), "codex_probe_outcomes")
 
 
