@@ -114,3 +114,59 @@ def test_a_signal_after_an_interrupted_command_is_ignored_while_the_process_exit
     )
     assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr
     assert done.stdout == "codex-probe: interrupted (SIGINT)\n"
+
+
+# An object whose finalizer sends the process a Ctrl-C and spins until it lands there:
+# the Interrupted it raises cannot leave the finalizer, and Python reports it as unraisable.
+SWALLOWS_A_CTRL_C = """
+import os, signal, time
+
+class SwallowsACtrlC:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            pass
+"""
+
+
+def test_a_ctrl_c_a_finalizer_swallowed_still_ends_the_block_as_interrupted() -> None:
+    done = run_python(
+        SWALLOWS_A_CTRL_C
+        + """
+from codex_probe.harness.interrupts import Interrupted, interruptible
+try:
+    with interruptible():
+        finalized = SwallowsACtrlC()
+        del finalized
+        print("went on")
+except Interrupted as interrupted:
+    print("interrupted:", interrupted)
+"""
+    )
+    assert done.stdout == "went on\ninterrupted: SIGINT\n", done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_a_ctrl_c_a_finalizer_swallowed_ends_the_command_before_its_next_run() -> None:
+    done = run_python(
+        SWALLOWS_A_CTRL_C
+        + """
+from codex_probe.harness.interrupts import Interrupted, interruptible, run_interruptible
+ran = []
+
+async def work():
+    ran.append("ran")
+
+with interruptible():
+    try:
+        finalized = SwallowsACtrlC()
+        del finalized
+        run_interruptible(work)
+    except Interrupted as interrupted:
+        print("interrupted:", interrupted, ran)
+print("the block ended")
+"""
+    )
+    assert done.stdout == "interrupted: SIGINT []\nthe block ended\n", done.stdout + done.stderr
+    assert "Exception ignored" not in done.stderr, done.stderr

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from types import FrameType
 from typing import Any, TypeVar
@@ -40,16 +41,49 @@ class _Raising:
     """The handler of an `interruptible()` block: the first signal raises Interrupted where
     the program is; a later one arrives while the program cleans up on its way out, so it
     ends every app-server at once and is otherwise absorbed (a second Interrupted would
-    break that cleanup, and a second line would follow the first)."""
+    break that cleanup, and a second line would follow the first).
+
+    Where the program is may be a finalizer (an object's `__del__`, a weakref callback),
+    whose exception Python cannot pass on: it reports it as unraisable and the program goes
+    on. The block's hook for those reports (`swallowed`) keeps such an Interrupted without
+    printing it, and it is raised again at the start of the next `run_interruptible`, or
+    when the block ends: a command never ends as if no signal had come."""
 
     def __init__(self) -> None:
         self.received: int | None = None
+        self.swallowed = False
 
     def __call__(self, number: int, frame: FrameType | None) -> None:
         if self.received is None:
             self.received = number
             raise Interrupted(number)
         kill_live_groups()
+
+    def raise_if_swallowed(self) -> None:
+        if self.swallowed and self.received is not None:
+            self.swallowed = False
+            raise Interrupted(self.received)
+
+
+@contextlib.contextmanager
+def _unraisable_interrupts_kept(handler: _Raising) -> Iterator[None]:
+    """Python's reports of exceptions it could not raise go to a hook that keeps an
+    Interrupted or a KeyboardInterrupt in `handler` (unprinted) and hands any other on."""
+    previous = sys.unraisablehook
+
+    def report(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, Interrupted | KeyboardInterrupt):
+            handler.received = handler.received or signal.SIGINT
+            handler.swallowed = True
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = report
+    try:
+        yield
+    finally:
+        if sys.unraisablehook is report:
+            sys.unraisablehook = previous
 
 
 def _block() -> _Raising | None:
@@ -66,11 +100,17 @@ def interruptible(*, exiting: bool = False) -> Iterator[None]:
     point) and a signal came: then the process ignores any further one, which Python's
     default handler would turn into a death by SIGINT (exit -2) after the line was said."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
-    handler = _block() or _Raising()  # a nested block shares what its outer one received
+    outer = _block()
+    handler = outer or _Raising()  # a nested block shares what its outer one received
     for number in SIGNALS:
         signal.signal(number, handler)
     try:
-        yield
+        if outer is None:
+            with _unraisable_interrupts_kept(handler):
+                yield
+                handler.raise_if_swallowed()
+        else:
+            yield
     except KeyboardInterrupt:
         handler.received = handler.received or signal.SIGINT
         raise Interrupted(signal.SIGINT) from None
@@ -86,6 +126,8 @@ def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
     place before are back afterwards."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
     block = _block()
+    if block is not None:
+        block.raise_if_swallowed()  # a signal a finalizer swallowed ends the command here
 
     async def guarded() -> T:
         loop = asyncio.get_running_loop()
