@@ -30,7 +30,7 @@ import weakref
 from pathlib import Path
 
 from codex_probe.harness.codex.appserver import open_app_server
-from codex_probe.harness.temp_folders import make_folder
+from codex_probe.harness.temp_folders import make_folder, removed
 from codex_probe.rig.homes import IsolatedHome
 
 DATABASES = "*.sqlite"
@@ -39,8 +39,12 @@ WRITE_AHEAD_LOG = "*.sqlite-wal"
 # Nothing listens there: the scratch start must not talk to any home's model provider.
 NO_PROVIDER = "http://127.0.0.1:9/v1"
 EXIT_WITHIN_S = 10.0
+# The binaries whose databases are kept (a history's releases follow each other: the
+# oldest goes when a ninth comes, 0.2 to 2.5 MB each).
+KEPT = 8
 
-# binary -> the folder of its databases, or None when its scratch start made none.
+# binary -> the folder of its databases, or None when its scratch start made none; in the
+# order they were made.
 _templates: dict[str, Path | None] = {}
 # One scratch start per binary and event loop at a time.
 _locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
@@ -55,7 +59,7 @@ async def seed_databases(binary: Path, codex_home: Path) -> None:
         return
     template = await databases_of(binary)
     if template is not None:
-        _copy_files(template, codex_home)
+        _copy_all_or_none(template, codex_home)
 
 
 async def databases_of(binary: Path) -> Path | None:
@@ -67,7 +71,16 @@ async def databases_of(binary: Path) -> Path | None:
     async with lock:
         if key not in _templates:
             _templates[key] = await _first_start(binary)
-    return _templates[key]
+            _forget_all_but_the_last(KEPT)
+    return _templates.get(key)
+
+
+def _forget_all_but_the_last(kept: int) -> None:
+    while len(_templates) > kept:
+        folder = _templates.pop(next(iter(_templates)))
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed(folder)
 
 
 async def _first_start(binary: Path) -> Path | None:
@@ -102,6 +115,14 @@ def _kept(codex_home: Path, scratch: Path) -> Path | None:
     return folder
 
 
-def _copy_files(source: Path, target: Path) -> None:
-    for path in sorted(source.iterdir()):
-        shutil.copyfile(path, target / path.name)
+def _copy_all_or_none(source: Path, target: Path) -> None:
+    """Every file of `source` into `target`, or none (a template forgotten while it was
+    read): a home with part of them would be a home codex never makes."""
+    copied: list[Path] = []
+    try:
+        for path in sorted(source.iterdir()):
+            shutil.copyfile(path, target / path.name)
+            copied.append(target / path.name)
+    except OSError:
+        for path in copied:
+            path.unlink(missing_ok=True)

@@ -13,7 +13,7 @@ from codex_probe.harness.codex.appserver import open_app_server
 from codex_probe.harness.codex.install import Installation
 from codex_probe.harness.codex.versions import DEFAULT_CODEX_VERSION
 from codex_probe.rig.backends import make_backend
-from codex_probe.rig.home_databases import databases_of, seed_databases
+from codex_probe.rig.home_databases import KEPT, databases_of, seed_databases
 from codex_probe.rig.homes import IsolatedHome
 from codex_probe.rig.session import Session
 from codex_probe.rig.wiretap import Wiretap
@@ -86,6 +86,27 @@ async def test_new_homes_get_copies_of_the_databases_of_one_first_start_and_noth
     with sqlite3.connect(homes[1].codex_home / "state_1.sqlite") as db:
         assert db.execute("select count(*) from migrated").fetchone() == (1,)
     db.close()
+
+
+async def test_a_ninth_binary_forgets_the_first_ones_databases(tmp_path: Path) -> None:
+    programs = [stand_in(tmp_path / f"bin{number}") for number in range(KEPT + 1)]
+    first = await databases_of(programs[0])
+    assert first is not None and first.is_dir()
+    for program in programs[1:]:
+        assert await databases_of(program) is not None
+    assert not first.exists()
+    await seed_databases(programs[0], new_home(tmp_path).codex_home)
+    assert starts(programs[0]) == 2  # made again when asked again
+
+
+async def test_a_home_gets_every_database_or_none(tmp_path: Path) -> None:
+    program = stand_in(tmp_path / "bin")
+    template = await databases_of(program)
+    assert template is not None
+    (template / "z.sqlite-wal").mkdir()  # a file that cannot be copied, after state_1's
+    home = new_home(tmp_path)
+    await seed_databases(program, home.codex_home)
+    assert sorted(path.name for path in home.codex_home.iterdir()) == ["config.toml"]
 
 
 async def test_a_home_that_holds_a_database_already_is_left_as_it_is(tmp_path: Path) -> None:
