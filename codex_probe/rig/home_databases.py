@@ -4,11 +4,11 @@ At its first start in a home codex creates its SQLite databases and runs every m
 of each (0.171.0: five databases, 64 migrations in `state_5.sqlite` alone): 45 to 60 ms of
 CPU of a 0.2 CPU-s start, and a probe starts about 26 app-servers in new homes. So the
 first real app-server a process starts with a binary is preceded by one start of that
-binary in a scratch home with no model provider (its `initialize`, then its stdin
-closed): the `*.sqlite` files it leaves, and their write-ahead logs where codex left them
-unmerged (0.165.0), are kept for the process's life, and each new home gets copies of
-them before its codex first starts. Nothing else is copied: its `installation_id`, its
-system skills, its config are each home's own, made by its codex.
+binary in a scratch home with no model provider (its `initialize`, then its stdin closed):
+the `*.sqlite` files it leaves, and their write-ahead logs where codex left them unmerged
+(0.165.0), are kept (the last KEPT binaries'), and each new home gets copies of every one
+of them, or of none, before its codex first starts. Nothing else is copied: its
+`installation_id`, its system skills, its config are each home's own, made by its codex.
 
 What the copies hold is what codex's own first start leaves: the migrations' records,
 a finished backfill of a sessions folder that was empty, empty tables. The surfaces of
