@@ -6,7 +6,7 @@ exception cannot propagate: Python prints `Exception ignored in ...` and the run
 to its end and an exit status that says nothing of the Ctrl-C (seen in 1 of 8 runs of
 tests/conformance/test_interrupt.py under load). In a conformance run (a `--codex-*` option
 given, or the suites named), this plugin takes such a KeyboardInterrupt from Python's
-report of it (`sys.unraisablehook`), says nothing of it there, and raises it again at the
+report of it (`harness.unraisable_interrupts`), says nothing of it there, and raises it again at the
 next boundary of a check (its setup, call or teardown), where pytest ends the run as
 interrupted; one that came after the last boundary makes the run's exit status
 INTERRUPTED. Every other unraisable exception goes to the hook that was there before.
@@ -14,10 +14,11 @@ INTERRUPTED. Every other unraisable exception goes to the hook that was there be
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+import contextlib
 
 import pytest
+
+from codex_probe.harness.unraisable_interrupts import interrupts_kept
 
 
 class SwallowedInterrupts:
@@ -27,18 +28,14 @@ class SwallowedInterrupts:
 
     def __init__(self) -> None:
         self.swallowed = False
-        self._previous: Any = None
+        self._hooked = contextlib.ExitStack()
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        self._previous = sys.unraisablehook
-        sys.unraisablehook = self._report
+        self._hooked.enter_context(interrupts_kept((KeyboardInterrupt,), self._keep))
 
-    def _report(self, unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            self.swallowed = True
-            return
-        self._previous(unraisable)
+    def _keep(self, swallowed: BaseException) -> None:
+        self.swallowed = True
 
     def _raise_if_swallowed(self) -> None:
         if self.swallowed:
@@ -62,5 +59,4 @@ class SwallowedInterrupts:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self._previous is not None and sys.unraisablehook == self._report:
-            sys.unraisablehook = self._previous
+        self._hooked.close()

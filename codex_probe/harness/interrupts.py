@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from types import FrameType
 from typing import Any, TypeVar
 
 from codex_probe.harness.jsonrpc.process import kill_live_groups
+from codex_probe.harness.unraisable_interrupts import interrupts_kept
 
 T = TypeVar("T")
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -45,9 +45,9 @@ class _Raising:
 
     Where the program is may be a finalizer (an object's `__del__`, a weakref callback),
     whose exception Python cannot pass on: it reports it as unraisable and the program goes
-    on. The block's hook for those reports (`swallowed`) keeps such an Interrupted without
-    printing it, and it is raised again at the start of the next `run_interruptible`, or
-    when the block ends: a command never ends as if no signal had come."""
+    on. The block keeps such an Interrupted from Python's report of it, unprinted
+    (`harness.unraisable_interrupts`), and raises it again at the start of the next
+    `run_interruptible`, or when it ends: a command never ends as if no signal had come."""
 
     def __init__(self) -> None:
         self.received: int | None = None
@@ -59,31 +59,15 @@ class _Raising:
             raise Interrupted(number)
         kill_live_groups()
 
+    def keep(self, swallowed: BaseException) -> None:
+        """A signal's exception a finalizer could not pass on (unraisable_interrupts.py)."""
+        self.received = self.received or signal.SIGINT
+        self.swallowed = True
+
     def raise_if_swallowed(self) -> None:
         if self.swallowed and self.received is not None:
             self.swallowed = False
             raise Interrupted(self.received)
-
-
-@contextlib.contextmanager
-def _unraisable_interrupts_kept(handler: _Raising) -> Iterator[None]:
-    """Python's reports of exceptions it could not raise go to a hook that keeps an
-    Interrupted or a KeyboardInterrupt in `handler` (unprinted) and hands any other on."""
-    previous = sys.unraisablehook
-
-    def report(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, Interrupted | KeyboardInterrupt):
-            handler.received = handler.received or signal.SIGINT
-            handler.swallowed = True
-            return
-        previous(unraisable)
-
-    sys.unraisablehook = report
-    try:
-        yield
-    finally:
-        if sys.unraisablehook is report:
-            sys.unraisablehook = previous
 
 
 def _block() -> _Raising | None:
@@ -106,7 +90,7 @@ def interruptible(*, exiting: bool = False) -> Iterator[None]:
         signal.signal(number, handler)
     try:
         if outer is None:
-            with _unraisable_interrupts_kept(handler):
+            with interrupts_kept((Interrupted, KeyboardInterrupt), handler.keep):
                 yield
                 handler.raise_if_swallowed()
         else:
