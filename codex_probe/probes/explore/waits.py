@@ -342,7 +342,7 @@ class Waits:
         with contextlib.suppress(NotificationTimeout):
             await self.session.client.wait_for_notification(
                 "thread/status/changed",
-                lambda n: thread_of(n) == subject.thread and _status_type(n) != "active",
+                lambda n: thread_of(n) == subject.thread and _status_type(n.params) != "active",
                 timeout=ANNOUNCED_WITHIN_S,
                 consume=False,
             )
@@ -430,8 +430,9 @@ def _turn_event(message: dict[str, Any], method: str, threads: set[str]) -> bool
     )
 
 
-def _status_type(notification: Notification) -> Any:
-    status = notification.params.get("status") if isinstance(notification.params, dict) else None
+def _status_type(params: Any) -> Any:
+    """The `status.type` a thread/status/changed's params say, if any."""
+    status = params.get("status") if isinstance(params, dict) else None
     return status.get("type") if isinstance(status, dict) else None
 
 
@@ -442,12 +443,7 @@ def _unloads(message: dict[str, Any], threads: set[str]) -> bool:
         return False
     if message.get("method") == "thread/closed":
         return True
-    status = params.get("status")
-    return (
-        message.get("method") == "thread/status/changed"
-        and isinstance(status, dict)
-        and status.get("type") == "notLoaded"
-    )
+    return message.get("method") == "thread/status/changed" and _status_type(params) == "notLoaded"
 
 
 def _unloaded_status(threads: set[str]) -> NotificationPredicate:
