@@ -22,6 +22,8 @@ import tomli_w
 from codex_probe.harness.child_env import CODEX, child_env, search_path
 from codex_probe.harness.temp_folders import make_folder, removed
 from codex_probe.rig.lsb_release import answered_path
+from codex_probe.rig.tls_roots import ENV_NAME as TLS_ROOTS_ENV
+from codex_probe.rig.tls_roots import write_roots
 
 # What config.toml holds: scalars, arrays of scalars, nested tables.
 TomlScalar: TypeAlias = str | int | float | bool
@@ -96,8 +98,9 @@ def provider_config(
 
 
 class IsolatedHome:
-    """A temp dir holding `home/`, `home/codex_home/` (CODEX_HOME), `work/` and, where
-    the machine has lsb_release, `answers/` (rig/lsb_release.py).
+    """A temp dir holding `home/`, `home/codex_home/` (CODEX_HOME), `work/`, the one root
+    certificate codex's TLS trusts (rig/tls_roots.py) and, where the machine has
+    lsb_release, `answers/` (rig/lsb_release.py).
 
     Use as a context manager (the dir is removed on exit unless `keep=True`), or
     call `cleanup()` yourself.
@@ -133,6 +136,7 @@ class IsolatedHome:
         )
         self.codex_home.mkdir(parents=True)
         self.workdir.mkdir()
+        self.tls_roots = write_roots(self.root)
         self.write_config()
 
     @property
@@ -151,17 +155,20 @@ class IsolatedHome:
 
         Only PATH is taken from the caller (codex runs the shell's tools, and its npm
         launcher, where it is used, `node`: harness/codex/direct_launch.py):
-        `harness.child_env.CODEX`; the home's answers folder goes first on it.
+        `harness.child_env.CODEX`; the home's answers folder goes first on it. SSL_CERT_FILE
+        names the home's one root certificate (rig/tls_roots.py).
         """
         search = path if path is not None else search_path()
         # codex asks lsb_release who the OS is for every request: answered from a folder
         # of the home's own, with the machine's answer (rig/lsb_release.py).
         search = answered_path(self.root / ANSWERS_FOLDER, search, CODEX_LOCALE)
-        env = child_env(
-            CODEX,
-            {"PATH": search, "HOME": str(self.home), "CODEX_HOME": str(self.codex_home)}
-            | CODEX_LOCALE,
-        )
+        own = {
+            "PATH": search,
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            TLS_ROOTS_ENV: str(self.tls_roots),
+        }
+        env = child_env(CODEX, own | CODEX_LOCALE)
         if self.rust_log is not None:
             env["RUST_LOG"] = self.rust_log
         return env

@@ -64,7 +64,7 @@ def test_env_holds_exactly_path_homes_and_fixed_locale_and_timezone(
     bare = tmp_path / "bin"  # no lsb_release on it: the caller's PATH as it is
     bare.mkdir()
     env = home.env(path=f"{bare}:/nowhere")
-    assert set(env) == {"PATH", "HOME", "CODEX_HOME", "LANG", "LC_ALL", "TZ"}
+    assert set(env) == {"PATH", "HOME", "CODEX_HOME", "SSL_CERT_FILE", "LANG", "LC_ALL", "TZ"}
     assert (env["PATH"], env["LANG"], env["TZ"]) == (f"{bare}:/nowhere", "C.UTF-8", "UTC")
 
 
