@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from codex_probe.harness import temp_folders
+
 PROC = Path("/proc")
 POLL_S = 0.005
 # Names a secret goes by in CI and on a developer's machine. GITHUB_PAT says nothing of
@@ -129,6 +131,7 @@ def watch_while(
             failure.append(error)
 
     seen: dict[tuple[int, str, tuple[str, ...]], Seen] = {}
+    running_before = set(descendants(os.getpid()))
     worker = threading.Thread(target=run, name="child-under-watch", daemon=True)
     worker.start()
     ends = time.monotonic() + deadline_s
@@ -145,14 +148,23 @@ def watch_while(
             then(list(seen.values()))
         worker.join(timeout=max(1.0, ends - time.monotonic()))
     finally:
-        # A launcher ended by its starter's deadline can leave its own child behind.
-        kill_all(list(seen.values()))
+        # A launcher ended by its starter's deadline can leave its own child behind. What
+        # ran before the action, and this process's janitor (started by the action's first
+        # temporary folder, perhaps), are this process's own: killed, they would leave its
+        # folders behind (harness/temp_folders.py).
+        spared = running_before | _janitor_pids()
+        kill_all([one for one in seen.values() if one.pid not in spared])
         worker.join(timeout=10)
     if worker.is_alive():
         raise AssertionError(f"the child did not end within {deadline_s:.0f}s")
     if not satisfied and failure:
         raise failure[0]
     return list(seen.values())
+
+
+def _janitor_pids() -> set[int]:
+    janitor = temp_folders._registry._janitor  # no public handle: tests only
+    return set() if janitor is None else {janitor.pid}
 
 
 def kill_all(processes: list[Seen]) -> None:

@@ -128,6 +128,18 @@ def test_a_home_left_behind_at_a_normal_exit_is_removed_too(tmp_path: Path) -> N
     assert gone_within(home, GONE_WITHIN_S)
 
 
+def test_a_home_whose_janitor_was_killed_by_hand_is_removed_at_a_normal_exit(
+    tmp_path: Path,
+) -> None:
+    # No folder is made after the kill, so nothing else would start a janitor again.
+    maker, [home] = start_maker(tmp_path, "home", "kill-janitor")
+    assert maker.stdin is not None
+    maker.stdin.close()
+    assert maker.wait(timeout=DEADLINE_S) == 0
+    end(maker)
+    assert gone_within(home, GONE_WITHIN_S)
+
+
 def test_a_janitor_killed_by_hand_is_started_again_and_told_every_folder(
     tmp_path: Path,
 ) -> None:

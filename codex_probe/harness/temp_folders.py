@@ -11,8 +11,8 @@ alone, so it ends when that process ends, however it ends; the janitor then remo
 folder still listed and exits, within milliseconds. A folder removed normally is taken
 off the list first, so the janitor never removes what its process still uses.
 
-A janitor that died (killed by hand) is started again on the next folder, and told every
-folder still listed. Only folders named `codex-probe-*` are ever removed by it.
+A janitor that died (killed by hand) is started again on the next folder made or removed,
+or at the process's normal exit, and told every folder still listed. Only folders named `codex-probe-*` are ever removed by it.
 
 An app-server may outlive its codex-probe for a moment: the parent-death signal reaches
 the npm launcher, not the native codex below it, which ends when its stdin does and saves
@@ -165,8 +165,12 @@ class _Registry:
         self._janitor = None
 
     def close(self) -> None:
-        """At a normal exit: the janitor removes what is still listed, and ends."""
+        """At a normal exit: the janitor removes what is still listed, and ends. One that
+        died since it was last told something (killed by hand) is started again first and
+        told every folder still listed: no folder made after the kill would start it."""
         with self._lock:
+            if self._listed and self._owner == os.getpid():
+                self._running()
             janitor, self._janitor = self._janitor, None
         if janitor is None or self._owner != os.getpid():
             return
@@ -177,8 +181,13 @@ class _Registry:
             janitor.wait(timeout=JANITOR_EXIT_S)
 
     def _running(self) -> subprocess.Popen[str] | None:
-        if self._janitor is not None and self._owner == os.getpid():
-            return self._janitor
+        janitor = self._janitor
+        if janitor is not None and self._owner == os.getpid():
+            if janitor.poll() is None:
+                return janitor
+            with contextlib.suppress(OSError):  # it died (killed by hand): its pipe goes too
+                if janitor.stdin is not None:
+                    janitor.stdin.close()
         try:
             janitor = subprocess.Popen(
                 [sys.executable, "-I", "-S", os.path.abspath(__file__)],
