@@ -12,7 +12,8 @@ folder still listed and exits, within milliseconds. A folder removed normally is
 off the list first, so the janitor never removes what its process still uses.
 
 A janitor that died (killed by hand) is started again on the next folder made or removed,
-or at the process's normal exit, and told every folder still listed. Only folders named `codex-probe-*` are ever removed by it.
+or at the process's normal exit, and told every folder still listed. Only folders named
+`codex-probe-*` are ever removed by it.
 
 An app-server may outlive its codex-probe for a moment: the parent-death signal reaches
 the npm launcher, not the native codex below it, which ends when its stdin does and saves
