@@ -49,6 +49,9 @@ SETTLED_BY = {
 # unloads the thread at once where a release does that (0.120.0: thread/closed in ms), and
 # keeps it loaded where it does not (0.171.0: nothing in 3 s, 4 of 4): the deadline is short.
 AWAIT_AT_MOST_S = 10.0
+# An approved command's item/completed, once its turn has completed (it came in the window
+# at every release of a whole history but where it came after the fence).
+COMMAND_COMPLETED_WITHIN_S = AWAIT_AT_MOST_S
 # An announcement every answered call of its method made (measured on 0.150.0 and 0.171.0).
 ANNOUNCED_WITHIN_S = 2.0
 # An import of no items completes in 2 to 3 ms where a release completes it (0.120.0,
@@ -179,6 +182,7 @@ class Waits:
             if await self._first_of(("turn/started", "error"), threads) == "error":
                 return  # the work failed before any turn (a review of a folder without git)
             await self._quiet(threads, mark)
+            await self._commands_completed(threads, mark, record)
         except NotificationTimeout as timeout:
             deadline = TURN_START_DEADLINE_S if timeout.method != "turn/completed" else None
             record.unsettled = f"{timeout.method} did not come within " + (
@@ -266,6 +270,29 @@ class Waits:
                 },
                 TURN_DEADLINE_S,
             )
+
+    async def _commands_completed(self, threads: set[str], mark: int, record: CellRecord) -> None:
+        """Until each command item started on `threads` since `mark` has its item/completed
+        (within COMMAND_COMPLETED_WITHIN_S): an approved command's completion comes from the
+        task that watched the command, after the turn's end at times (source
+        `unifiedExecStartup`: after the fence at 0.122.0 to 0.130.0 of a whole history)."""
+        said = self._said_since(mark)
+        started = {_command_item(m, "item/started", threads) for m in said}
+        ended = {_command_item(m, "item/completed", threads) for m in said}
+        for item in sorted(each for each in started - ended if each is not None):
+            try:
+                await self.session.client.wait_for_notification(
+                    "item/completed",
+                    _completes(item, threads),
+                    timeout=COMMAND_COMPLETED_WITHIN_S,
+                    consume=False,
+                )
+            except NotificationTimeout:
+                record.unsettled = (
+                    "item/completed of a command it started did not come within "
+                    f"{COMMAND_COMPLETED_WITHIN_S:.0f} s"
+                )
+                return
 
     def _completions(self, mark: int, threads: set[str]) -> int:
         return sum(1 for m in self._said_since(mark) if _turn_event(m, "turn/completed", threads))
@@ -427,6 +454,23 @@ def _turn_event(message: dict[str, Any], method: str, threads: set[str]) -> bool
         and "id" not in message
         and isinstance(params, dict)
         and params.get("threadId") in threads
+    )
+
+
+def _command_item(message: dict[str, Any], method: str, threads: set[str]) -> str | None:
+    """The id of the command item `message` says `method` of on one of `threads`, if it does."""
+    if not _turn_event(message, method, threads):
+        return None
+    item = message["params"].get("item")
+    if not isinstance(item, dict) or item.get("type") != "commandExecution":
+        return None
+    return item.get("id") if isinstance(item.get("id"), str) else None
+
+
+def _completes(item: str, threads: set[str]) -> NotificationPredicate:
+    return lambda note: (
+        _command_item({"method": note.method, "params": note.params}, "item/completed", threads)
+        == item
     )
 
 

@@ -200,3 +200,75 @@ async def test_an_unsubscribe_in_flight_waits_for_the_let_go_turns_status_before
     assert later, "the held turn was not let go"
     assert idle in client.notifications
     await later[0]
+
+
+def command_item(method: str, item: str) -> Notification:
+    params = {"threadId": "t", "turnId": "u", "item": {"type": "commandExecution", "id": item}}
+    return Notification(method, params)
+
+
+async def test_an_approved_command_completed_after_its_turn_is_waited_for_before_the_fence() -> (
+    None
+):
+    # 0.122.0 to 0.130.0 of a whole history: the command's item/completed (from the task that
+    # watched it) came after turn/completed, and fell after the fence at some releases.
+    client = Client()
+    entries: list[SimpleNamespace] = []
+    session = SimpleNamespace(client=client, transcript=SimpleNamespace(entries=entries))
+
+    async def say(note: Notification) -> None:
+        entries.append(
+            SimpleNamespace(
+                direction="recv", message={"method": note.method, "params": note.params}
+            )
+        )
+        await client.deliver(note)
+
+    for note in (
+        Notification("turn/started", {"threadId": "t", "turn": {"id": "u"}}),
+        command_item("item/started", "command-1"),
+        Notification("turn/completed", {"threadId": "t", "turn": {"id": "u"}}),
+    ):
+        await say(note)
+    late = command_item("item/completed", "command-1")
+
+    async def command_ends() -> None:
+        await asyncio.sleep(0.3)
+        await say(late)
+
+    ending = asyncio.ensure_future(command_ends())
+    waits = Waits(lambda: session, lambda _: None, frozenset())  # type: ignore[arg-type, return-value]
+    cell = Cell(
+        "item/commandExecution/requestApproval", "idle", "decision=accept", None, "approval"
+    )
+    record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
+    record.outcome, record.result = "answered", {"turn": {"id": "u"}}
+    await waits.settle(cell, Subject("t"), record, mark=0)
+    assert ending.done() and late in client.notifications
+    assert record.unsettled is None
+
+
+async def test_a_command_that_never_completes_leaves_the_cell_unsettled() -> None:
+    client = Client()
+    notes = [
+        Notification("turn/started", {"threadId": "t", "turn": {"id": "u"}}),
+        command_item("item/started", "command-1"),
+        command_item("item/started", "command-2"),
+        command_item("item/completed", "command-2"),
+        Notification("turn/completed", {"threadId": "t", "turn": {"id": "u"}}),
+    ]
+    entries = [
+        SimpleNamespace(direction="recv", message={"method": n.method, "params": n.params})
+        for n in notes
+    ]
+    for note in notes:
+        await client.deliver(note)
+    session = SimpleNamespace(client=client, transcript=SimpleNamespace(entries=entries))
+    waits = Waits(lambda: session, lambda _: None, frozenset())  # type: ignore[arg-type, return-value]
+    cell = Cell("turn/start", "idle", "minimal", {"threadId": "{{thread}}", "input": []})
+    record = CellRecord(cell.method, cell.state, cell.variant, cell.kind, cell.params)
+    record.outcome, record.result = "answered", {"turn": {"id": "u"}}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("codex_probe.probes.explore.waits.COMMAND_COMPLETED_WITHIN_S", 0.2)
+        await waits.settle(cell, Subject("t"), record, mark=0)
+    assert (record.unsettled or "").startswith("item/completed of a command it started did not")
