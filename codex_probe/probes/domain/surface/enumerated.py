@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from codex_probe.harness.codex.validator import SCHEMA_FILES_KEPT
 from codex_probe.harness.json_types import json_type
 from codex_probe.probes.domain.surface.shape import ROOT, VARYING, mask_text
 
@@ -80,7 +81,7 @@ def _union(schema_dir: Path | None, name: str) -> dict[str, tuple[Any, dict[str,
     return found
 
 
-@cache
+@lru_cache(maxsize=SCHEMA_FILES_KEPT)
 def _document(path: Path) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
