@@ -28,10 +28,22 @@ from codex_probe.fake_appserver.answer_book import WITH
 from codex_probe.harness.jsonrpc.client import NotificationPredicate
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout
 from codex_probe.harness.jsonrpc.framing import Notification
+from codex_probe.probes.explore.messages import (
+    about,
+    command_item,
+    completes,
+    loads_with_config,
+    queues_a_turn,
+    status_type,
+    threads_named,
+    turn_event,
+    unloaded_status,
+    unloads,
+)
 from codex_probe.probes.explore.methods import STARTS_TURN
 from codex_probe.probes.explore.plan import MINIMAL, Cell
 from codex_probe.probes.explore.record import CellRecord
-from codex_probe.probes.explore.states import IN_FLIGHT, UNLOADED, Subject
+from codex_probe.probes.explore.states import IN_FLIGHT, Subject
 from codex_probe.rig.session import Session, thread_of, turn_of
 
 TURN_START_DEADLINE_S = 10.0
@@ -165,7 +177,7 @@ class Waits:
                         if cell.method not in UNHEARD:
                             await self._quiet({subject.thread}, mark, held=1)
                             said = self._said_since(mark)
-                            if _queues_a_turn(cell, record, subject, said):
+                            if queues_a_turn(cell, record, subject, said):
                                 await self._next_turn(subject, mark)
                     finally:
                         # Let go, even where a wait above ran out: let_go would wait
@@ -192,7 +204,7 @@ class Waits:
     async def _first_of(self, methods: tuple[str, ...], threads: set[str]) -> str:
         """Which of `methods` about one of `threads` came first (within
         TURN_START_DEADLINE_S)."""
-        wanted = {method: _about(threads) for method in methods}
+        wanted = {method: about(threads) for method in methods}
         return await self._next_of(wanted, TURN_START_DEADLINE_S)
 
     async def _next_of(self, wanted: dict[str, NotificationPredicate], timeout: float) -> str:
@@ -252,10 +264,10 @@ class Waits:
             # An unloaded thread completes no turn after it: codex ends a held turn before it
             # unloads its thread, or drops it (0.120.0 to 0.131.0, archived in flight: then
             # a wait for its turn/completed ran out, 30 s a cell).
-            if any(_unloads(message, threads) for message in said):
+            if any(unloads(message, threads) for message in said):
                 return
-            started = sum(1 for m in said if _turn_event(m, "turn/started", threads))
-            completed = sum(1 for m in said if _turn_event(m, "turn/completed", threads))
+            started = sum(1 for m in said if turn_event(m, "turn/started", threads))
+            completed = sum(1 for m in said if turn_event(m, "turn/completed", threads))
             if completed >= started + held:
                 return
 
@@ -265,8 +277,8 @@ class Waits:
             await self._next_of(
                 {
                     "turn/completed": another,
-                    "thread/status/changed": _unloaded_status(threads),
-                    "thread/closed": _unloaded_status(threads),
+                    "thread/status/changed": unloaded_status(threads),
+                    "thread/closed": unloaded_status(threads),
                 },
                 TURN_DEADLINE_S,
             )
@@ -277,13 +289,13 @@ class Waits:
         task that watched the command, after the turn's end at times (source
         `unifiedExecStartup`: after the fence at 0.122.0 to 0.130.0 of a whole history)."""
         said = self._said_since(mark)
-        started = {_command_item(m, "item/started", threads) for m in said}
-        ended = {_command_item(m, "item/completed", threads) for m in said}
+        started = {command_item(m, "item/started", threads) for m in said}
+        ended = {command_item(m, "item/completed", threads) for m in said}
         for item in sorted(each for each in started - ended if each is not None):
             try:
                 await self.session.client.wait_for_notification(
                     "item/completed",
-                    _completes(item, threads),
+                    completes(item, threads),
                     timeout=COMMAND_COMPLETED_WITHIN_S,
                     consume=False,
                 )
@@ -295,7 +307,7 @@ class Waits:
                 return
 
     def _completions(self, mark: int, threads: set[str]) -> int:
-        return sum(1 for m in self._said_since(mark) if _turn_event(m, "turn/completed", threads))
+        return sum(1 for m in self._said_since(mark) if turn_event(m, "turn/completed", threads))
 
     async def _awaited(self, cell: Cell, threads: set[str], record: CellRecord) -> None:
         """The notification that ends what the cell's call set going after its answer
@@ -369,7 +381,7 @@ class Waits:
         with contextlib.suppress(NotificationTimeout):
             await self.session.client.wait_for_notification(
                 "thread/status/changed",
-                lambda n: thread_of(n) == subject.thread and _status_type(n.params) != "active",
+                lambda n: thread_of(n) == subject.thread and status_type(n.params) != "active",
                 timeout=ANNOUNCED_WITHIN_S,
                 consume=False,
             )
@@ -412,111 +424,3 @@ class Waits:
             timeout=TURN_DEADLINE_S,
             consume=False,
         )
-
-
-def _queues_a_turn(
-    cell: Cell, record: CellRecord, subject: Subject, said: list[dict[str, Any]]
-) -> bool:
-    """Whether a call answered in flight starts a turn of its own after the held one: a
-    compaction does (0.171.0 runs it once the held turn ends), a turn/start whose answer
-    names another turn than the held one does, unless its input went into the held turn
-    (0.140.0 answers with a turn of a new id and adds the input to the held turn, as a
-    turn/start whose answer names the held turn does on 0.171.0: no turn of its own came
-    in 10 s, 2 of 2)."""
-    if cell.method == "thread/compact/start":
-        return True
-    if cell.method == "turn/start" and isinstance(record.result, dict):
-        turn = record.result.get("turn")
-        if not isinstance(turn, dict) or turn.get("id") in (None, subject.held):
-            return False
-        return not any(_input_of_turn(message, subject.thread, subject.held) for message in said)
-    return False
-
-
-def _input_of_turn(message: dict[str, Any], thread: str, turn: str | None) -> bool:
-    """Whether `message` announces a user's input as an item of `turn` of `thread`."""
-    params = message.get("params")
-    if message.get("method") != "item/started" or not isinstance(params, dict):
-        return False
-    item = params.get("item")
-    return (
-        params.get("threadId") == thread
-        and params.get("turnId") == turn
-        and isinstance(item, dict)
-        and item.get("type") == "userMessage"
-    )
-
-
-def _turn_event(message: dict[str, Any], method: str, threads: set[str]) -> bool:
-    params = message.get("params")
-    return (
-        message.get("method") == method
-        and "id" not in message
-        and isinstance(params, dict)
-        and params.get("threadId") in threads
-    )
-
-
-def _command_item(message: dict[str, Any], method: str, threads: set[str]) -> str | None:
-    """The id of the command item `message` says `method` of on one of `threads`, if it does."""
-    if not _turn_event(message, method, threads):
-        return None
-    item = message["params"].get("item")
-    if not isinstance(item, dict) or item.get("type") != "commandExecution":
-        return None
-    return item.get("id") if isinstance(item.get("id"), str) else None
-
-
-def _completes(item: str, threads: set[str]) -> NotificationPredicate:
-    return lambda note: (
-        _command_item({"method": note.method, "params": note.params}, "item/completed", threads)
-        == item
-    )
-
-
-def _status_type(params: Any) -> Any:
-    """The `status.type` a thread/status/changed's params say, if any."""
-    status = params.get("status") if isinstance(params, dict) else None
-    return status.get("type") if isinstance(status, dict) else None
-
-
-def _unloads(message: dict[str, Any], threads: set[str]) -> bool:
-    """Whether `message` says one of `threads` is no longer loaded."""
-    params = message.get("params")
-    if "id" in message or not isinstance(params, dict) or params.get("threadId") not in threads:
-        return False
-    if message.get("method") == "thread/closed":
-        return True
-    return message.get("method") == "thread/status/changed" and _status_type(params) == "notLoaded"
-
-
-def _unloaded_status(threads: set[str]) -> NotificationPredicate:
-    return lambda note: _unloads({"method": note.method, "params": note.params}, threads)
-
-
-def _about(threads: set[str]) -> NotificationPredicate:
-    return lambda note: thread_of(note) in threads
-
-
-def loads_with_config(cell: Cell, params: Any) -> bool:
-    """Whether the call loads a thread (starts one, forks one, resumes an unloaded one) with
-    settings of its own (`config`)."""
-    loads = cell.method in ("thread/start", "thread/fork") or (
-        cell.method == "thread/resume" and cell.state == UNLOADED
-    )
-    config = params.get("config") if isinstance(params, dict) else None
-    return loads and isinstance(config, dict) and bool(config)
-
-
-def threads_named(result: Any) -> set[str]:
-    """The threads an answer names (a fork's new thread, a detached review's)."""
-    if not isinstance(result, dict):
-        return set()
-    found = set()
-    thread = result.get("thread")
-    if isinstance(thread, dict) and isinstance(thread.get("id"), str):
-        found.add(thread["id"])
-    for key in ("threadId", "reviewThreadId"):
-        if isinstance(result.get(key), str):
-            found.add(result[key])
-    return found

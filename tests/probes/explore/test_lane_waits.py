@@ -12,16 +12,11 @@ import pytest
 
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout
 from codex_probe.harness.jsonrpc.framing import Notification
+from codex_probe.probes.explore.messages import loads_with_config, queues_a_turn, unloads
 from codex_probe.probes.explore.plan import Cell
 from codex_probe.probes.explore.record import CellRecord
 from codex_probe.probes.explore.states import Subject
-from codex_probe.probes.explore.waits import (
-    Waits,
-    _queues_a_turn,
-    _unloads,
-    loads_with_config,
-    waits_long,
-)
+from codex_probe.probes.explore.waits import Waits, waits_long
 
 CONFIG = {"threadId": "{{thread}}", "config": {"explore": "explore"}}
 
@@ -74,7 +69,7 @@ def user_input_of(turn: str, thread: str = "thread-1") -> dict[str, Any]:
 
 def test_a_turn_start_in_flight_answered_with_a_new_turn_queues_that_turn() -> None:
     cell, record = started_in_flight("new-turn")
-    assert _queues_a_turn(cell, record, HELD, [user_input_of("new-turn")])
+    assert queues_a_turn(cell, record, HELD, [user_input_of("new-turn")])
 
 
 def test_a_turn_start_whose_input_went_into_the_held_turn_queues_none_whatever_it_answered() -> (
@@ -82,14 +77,14 @@ def test_a_turn_start_whose_input_went_into_the_held_turn_queues_none_whatever_i
 ):
     # 0.140.0 answers with a turn of a new id and adds the input to the held turn.
     cell, record = started_in_flight("new-turn")
-    assert not _queues_a_turn(cell, record, HELD, [user_input_of("held-turn")])
+    assert not queues_a_turn(cell, record, HELD, [user_input_of("held-turn")])
     cell, record = started_in_flight("held-turn")  # 0.171.0 names the held turn
-    assert not _queues_a_turn(cell, record, HELD, [])
+    assert not queues_a_turn(cell, record, HELD, [])
 
 
 def test_the_held_turn_of_another_thread_is_not_this_ones() -> None:
     cell, record = started_in_flight("new-turn")
-    assert _queues_a_turn(cell, record, HELD, [user_input_of("held-turn", thread="thread-2")])
+    assert queues_a_turn(cell, record, HELD, [user_input_of("held-turn", thread="thread-2")])
 
 
 @pytest.mark.parametrize(
@@ -103,8 +98,8 @@ def test_the_held_turn_of_another_thread_is_not_this_ones() -> None:
     ],
 )
 def test_a_thread_said_to_be_unloaded_or_closed_completes_no_more_turns(message: Any) -> None:
-    assert _unloads(message, {"t"})
-    assert not _unloads(message, {"another"})
+    assert unloads(message, {"t"})
+    assert not unloads(message, {"another"})
 
 
 @pytest.mark.parametrize(
@@ -119,7 +114,7 @@ def test_a_thread_said_to_be_unloaded_or_closed_completes_no_more_turns(message:
     ],
 )
 def test_what_keeps_a_thread_loaded_does_not_end_the_wait_for_its_turns(message: Any) -> None:
-    assert not _unloads(message, {"t"})
+    assert not unloads(message, {"t"})
 
 
 @pytest.mark.parametrize(
