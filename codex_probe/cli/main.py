@@ -17,7 +17,6 @@ from typing import NoReturn
 
 from codex_probe import __version__
 from codex_probe.cli.commands.failures import CommandFailed
-from codex_probe.harness import collector
 from codex_probe.harness.codex.versions import InvalidVersionError
 from codex_probe.harness.command_line import OneLineErrorParser
 from codex_probe.harness.files import UnsafePathError
@@ -109,8 +108,6 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     try:
         with interruptible(exiting=exiting):
             args = build_parser(words).parse_args(words)
-            if exiting:  # the process's own command (collector.py)
-                collector.command_loaded()
             try:
                 exit_code: int = args.handler(args)
             except CommandFailed as failure:

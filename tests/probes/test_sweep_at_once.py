@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import itertools
-import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -177,31 +175,3 @@ def test_every_release_of_a_sweep_shares_what_the_explorations_learnt_goes_unans
     shared = {id(plan.unanswered) for plan in releases.plans}
     assert len(releases.plans) == len(RELEASES)
     assert len(shared) == 1 and releases.plans[0].unanswered is not None
-
-
-class _Cycle:
-    """What a release's run leaves behind in a reference cycle (a lane, a task, a record)."""
-
-    def __init__(self) -> None:
-        self.itself = self
-
-
-def test_a_sweep_frees_each_releases_cycles_once_the_release_has_ended(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    releases = Releases(tmp_path, monkeypatch)
-    left: dict[str, weakref.ref[_Cycle]] = {}
-    run_release = releases.run_release
-
-    async def leaving_a_cycle(plan: RunPlan, on_event: Any, ended: Callable[[], None]) -> Any:
-        left[plan.release] = weakref.ref(_Cycle())
-        return await run_release(plan, on_event, ended)
-
-    monkeypatch.setattr(sweep, "run_release", leaving_a_cycle)
-    gc.disable()  # only the sweep's own collections may free them
-    try:
-        releases.sweep(tmp_path / "history", 1)
-        assert sorted(left) == RELEASES
-        assert [version for version, ref in left.items() if ref() is not None] == []
-    finally:
-        gc.enable()

@@ -34,7 +34,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from codex_probe.harness import collector
 from codex_probe.harness.codex.install import (
     Installation,
     InstallError,
@@ -223,7 +222,6 @@ class _Sweep:
             self.running.discard(version)
             scenarios_ended()  # if the run ended before its scenarios did
             slots.release()
-            collector.release_ended()
         counts = {v: 0 for v in Verdict}
         for finding in run.findings.values():
             counts[finding.verdict] += 1
