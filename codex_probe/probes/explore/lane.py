@@ -29,7 +29,6 @@ from codex_probe.harness.jsonrpc.errors import NotificationTimeout, RequestTimeo
 from codex_probe.harness.jsonrpc.transcript import Transcript, TranscriptEntry
 from codex_probe.probes.explore.fixtures import UNKNOWN_ID, substitute, unsubstitute
 from codex_probe.probes.explore.home import lay_out_removable
-from codex_probe.probes.explore.messages import threads_named
 from codex_probe.probes.explore.outbound import Outbound
 from codex_probe.probes.explore.parked import Parked, ParkedCells
 from codex_probe.probes.explore.plan import APPROVAL_METHOD, Cell
@@ -41,6 +40,7 @@ from codex_probe.probes.explore.states import (
     Replies,
     Subject,
 )
+from codex_probe.probes.explore.thread_events import threads_named
 from codex_probe.probes.explore.unanswered import UNANSWERED_AGAIN_S, Unanswered
 from codex_probe.probes.explore.waits import Waits
 from codex_probe.rig.answers import DEFAULT_ANSWERS

@@ -28,7 +28,11 @@ from codex_probe.fake_appserver.answer_book import WITH
 from codex_probe.harness.jsonrpc.client import NotificationPredicate
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout
 from codex_probe.harness.jsonrpc.framing import Notification
-from codex_probe.probes.explore.messages import (
+from codex_probe.probes.explore.methods import STARTS_TURN
+from codex_probe.probes.explore.plan import MINIMAL, Cell
+from codex_probe.probes.explore.record import CellRecord
+from codex_probe.probes.explore.states import IN_FLIGHT, Subject
+from codex_probe.probes.explore.thread_events import (
     about,
     command_item,
     completes,
@@ -40,10 +44,6 @@ from codex_probe.probes.explore.messages import (
     unloaded_status,
     unloads,
 )
-from codex_probe.probes.explore.methods import STARTS_TURN
-from codex_probe.probes.explore.plan import MINIMAL, Cell
-from codex_probe.probes.explore.record import CellRecord
-from codex_probe.probes.explore.states import IN_FLIGHT, Subject
 from codex_probe.rig.session import Session, thread_of, turn_of
 
 TURN_START_DEADLINE_S = 10.0

@@ -12,10 +12,10 @@ import pytest
 
 from codex_probe.harness.jsonrpc.errors import NotificationTimeout
 from codex_probe.harness.jsonrpc.framing import Notification
-from codex_probe.probes.explore.messages import loads_with_config, queues_a_turn, unloads
 from codex_probe.probes.explore.plan import Cell
 from codex_probe.probes.explore.record import CellRecord
 from codex_probe.probes.explore.states import Subject
+from codex_probe.probes.explore.thread_events import loads_with_config, queues_a_turn, unloads
 from codex_probe.probes.explore.waits import Waits, waits_long
 
 CONFIG = {"threadId": "{{thread}}", "config": {"explore": "explore"}}

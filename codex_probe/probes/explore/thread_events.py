@@ -28,11 +28,11 @@ def queues_a_turn(
         turn = record.result.get("turn")
         if not isinstance(turn, dict) or turn.get("id") in (None, subject.held):
             return False
-        return not any(input_of_turn(message, subject.thread, subject.held) for message in said)
+        return not any(_input_of_turn(message, subject.thread, subject.held) for message in said)
     return False
 
 
-def input_of_turn(message: dict[str, Any], thread: str, turn: str | None) -> bool:
+def _input_of_turn(message: dict[str, Any], thread: str, turn: str | None) -> bool:
     """Whether `message` announces a user's input as an item of `turn` of `thread`."""
     params = message.get("params")
     if message.get("method") != "item/started" or not isinstance(params, dict):
