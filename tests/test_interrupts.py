@@ -48,6 +48,33 @@ def test_sigterm_and_sighup_cancel_the_work_and_say_which_signal(sent: signal.Si
     assert signal.getsignal(sent) is not None  # the handler in place before is back
 
 
+def test_a_signal_the_work_turns_into_an_error_of_its_own_still_interrupts_the_command() -> None:
+    async def work() -> None:
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        try:
+            await asyncio.sleep(30)
+        finally:
+            raise RuntimeError("a process ended under the work")
+
+    with pytest.raises(Interrupted) as raised:
+        run_interruptible(work)
+    assert raised.value.signal_number == signal.SIGTERM
+
+
+def test_a_signal_the_work_swallows_still_interrupts_the_command() -> None:
+    async def work() -> str:
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            return "went on"
+        return "slept"
+
+    with pytest.raises(Interrupted) as raised:
+        run_interruptible(work)
+    assert raised.value.signal_number == signal.SIGTERM
+
+
 def test_a_second_ctrl_c_during_cleanup_ends_every_app_server_at_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

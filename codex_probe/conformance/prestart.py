@@ -100,5 +100,23 @@ async def _within(work: Awaitable[T], seconds: float) -> T:
     # asyncio.timeout, not wait_for: on Python 3.11, wait_for returns its work's result when
     # a cancellation arrives just as that work finishes (cpython gh-86296), and the Ctrl-C
     # that asked for it is lost.
-    async with asyncio.timeout(seconds):
-        return await work
+    try:
+        async with asyncio.timeout(seconds):
+            result = await work
+    except Exception:
+        _still_cancelled()
+        raise
+    _still_cancelled()
+    return result
+
+
+def _still_cancelled() -> None:
+    """Raise CancelledError if this task's cancellation (asyncio.Runner's, for a Ctrl-C) is
+    still pending: work that ended in an error of its own while being cancelled (a cleanup
+    that failed on the way out), or that swallowed it, would otherwise hand the Runner
+    something other than CancelledError, and the Ctrl-C would become a failed example that
+    hypothesis replays: the likely cause of one run under load that ended in hypothesis's
+    "Inconsistent results from replaying a test case" and exit 1 instead of exit 2."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

@@ -106,8 +106,8 @@ def interruptible(*, exiting: bool = False) -> Iterator[None]:
 
 def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
     """Run `work()` on a fresh event loop; a signal of SIGNALS cancels it and raises
-    Interrupted once the cancelled work has finished its cleanup. The signal handlers in
-    place before are back afterwards."""
+    Interrupted once the cancelled work has finished its cleanup, whatever the work ended
+    with. The signal handlers in place before are back afterwards."""
     previous = {number: signal.getsignal(number) for number in SIGNALS}
     block = _block()
     if block is not None:
@@ -131,14 +131,19 @@ def run_interruptible(work: Callable[[], Awaitable[T]]) -> T:
         for number in SIGNALS:
             loop.add_signal_handler(number, on_signal, number)
         try:
-            return await work()
-        except asyncio.CancelledError:
+            result = await work()
+        except (asyncio.CancelledError, Exception):
+            # Work being cancelled may end in an error of its own (a task group whose
+            # process was ended under it, a cleanup that failed): the signal still ends it.
             if received:
                 raise Interrupted(received[0]) from None
             raise
         finally:
             for number in SIGNALS:
                 loop.remove_signal_handler(number)
+        if received:  # the work swallowed its cancellation: it was stopped all the same
+            raise Interrupted(received[0])
+        return result
 
     try:
         return asyncio.run(guarded())

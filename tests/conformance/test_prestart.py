@@ -48,6 +48,37 @@ def test_a_ctrl_c_that_arrives_as_a_step_finishes_still_interrupts_the_check(
         prestarter.run(step(), timeout=5.0)
 
 
+@pytest.mark.usefixtures("python_handles_ctrl_c")
+def test_a_ctrl_c_a_step_turns_into_an_error_of_its_own_still_interrupts_the_check(
+    prestarter: Prestarter,
+) -> None:
+
+    async def step() -> None:
+        try:
+            signal.raise_signal(signal.SIGINT)
+            await asyncio.sleep(10)
+        finally:
+            raise RuntimeError("a cleanup failed on the way out")
+
+    with pytest.raises(KeyboardInterrupt):
+        prestarter.run(step(), timeout=5.0)
+
+
+@pytest.mark.usefixtures("python_handles_ctrl_c")
+def test_a_ctrl_c_a_step_swallows_still_interrupts_the_check(prestarter: Prestarter) -> None:
+
+    async def step() -> str:
+        signal.raise_signal(signal.SIGINT)
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            return "went on"
+        return "slept"
+
+    with pytest.raises(KeyboardInterrupt):
+        prestarter.run(step(), timeout=5.0)
+
+
 def test_a_step_past_its_deadline_ends_in_a_timeout(prestarter: Prestarter) -> None:
     with pytest.raises(TimeoutError):
         prestarter.run(asyncio.sleep(10), timeout=0.05)
