@@ -71,6 +71,27 @@ class BookCell(Model, frozen=True):
     notifications: list[RecordedNotification] = msgspec.field(default_factory=list)
 
 
+WordingKind = Literal["missing field", "invalid type", "unknown variant", "malformed id"]
+
+
+class Wording(Model, frozen=True):
+    """How the release words a refusal of one kind: a template with `{field}` (missing
+    field), `{got}` and `{expected}` (invalid type), `{value}` and `{expected}` (unknown
+    variant), `{char}` and `{position}` (a thread id that is no UUID), learned from the
+    exploration's invalid calls."""
+
+    kind: WordingKind
+    code: int
+    message: str
+    evidence: Evidence  # the cell it was learned from
+
+    def filled(self, **values: str) -> tuple[int, str]:
+        message = self.message
+        for name, value in values.items():
+            message = message.replace("{" + name + "}", value)
+        return self.code, message
+
+
 class FieldRule(Model, frozen=True):
     """What the release takes in one field of a method's params (request_check.py)."""
 
@@ -91,27 +112,10 @@ class FieldRule(Model, frozen=True):
     # The key each object the field holds (or each of its list's) must have: the tag of a
     # tagged union (`type` of an input item), read from the schema.
     item_tag: str | None = None
-
-
-WordingKind = Literal["missing field", "invalid type", "unknown variant", "malformed id"]
-
-
-class Wording(Model, frozen=True):
-    """How the release words a refusal of one kind: a template with `{field}` (missing
-    field), `{got}` and `{expected}` (invalid type), `{value}` and `{expected}` (unknown
-    variant), `{char}` and `{position}` (a thread id that is no UUID), learned from the
-    exploration's invalid calls."""
-
-    kind: WordingKind
-    code: int
-    message: str
-    evidence: Evidence  # the cell it was learned from
-
-    def filled(self, **values: str) -> tuple[int, str]:
-        message = self.message
-        for name, value in values.items():
-            message = message.replace("{" + name + "}", value)
-        return self.code, message
+    # The release's whole words for a value of a type the field does not take, where they
+    # name neither the value nor a type (serde's untagged enums: `data did not match any
+    # variant of untagged enum ThreadListCwdFilter`).
+    wrong_type: Wording | None = None
 
 
 class AnswerBook(Model, frozen=True):

@@ -61,6 +61,8 @@ def _refusal_of_value(book: AnswerBook, rule: FieldRule, value: Any) -> tuple[in
     wrong = book.wording("invalid type")
     types = rule.types or types_named(rule.expected)
     if types and not takes(types, value):
+        if rule.wrong_type is not None:
+            return rule.wrong_type.filled()
         if wrong is not None and rule.expected is not None:
             return wrong.filled(got=unexpected(value), expected=rule.expected)
         return None

@@ -75,6 +75,20 @@ REFUSALS = [
             "`cli`, `vscode`, `exec`, `appServer`",
         },
     ),
+    # (and its one valid call, so that a valid cwd filter has an answer)
+    cell("thread/list", "none", "minimal", {}, result={"data": [], "nextCursor": None}),
+    cell(
+        "thread/list",
+        "none",
+        "cwd of the wrong type",
+        {"cwd": 42},
+        kind="invalid",
+        error={
+            "code": -32600,
+            "message": INVALID + "data did not match any variant of untagged enum "
+            "ThreadListCwdFilter",
+        },
+    ),
     cell(
         "initialize",
         "none",
@@ -111,6 +125,17 @@ async def test_a_wrong_type_is_refused_in_the_releases_words_with_the_value_sent
     assert await refusal(client, "thread/start", {"cwd": ".", "baseInstructions": 42}) == (
         INVALID + "invalid type: integer `42`, expected a string"
     )
+
+
+async def test_a_value_no_alternative_of_an_untagged_field_takes_is_refused_in_its_own_words(
+    fake: FakeProcesses, profile: str
+) -> None:
+    client = await fake.start(profile)
+    untagged = INVALID + "data did not match any variant of untagged enum ThreadListCwdFilter"
+    assert await refusal(client, "thread/list", {"cwd": True}) == untagged
+    assert await refusal(client, "thread/list", {"cwd": {"path": "/w"}}) == untagged
+    listed = await client.request("thread/list", {"cwd": ["/w"]})
+    assert listed["data"] == []
 
 
 async def test_an_unknown_approval_policy_is_refused_with_the_values_the_release_named(

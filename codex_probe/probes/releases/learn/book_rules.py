@@ -30,6 +30,8 @@ WRONG_TYPE = " of the wrong type"
 UNKNOWN_VALUE = " of an unknown value"
 EXPECTED = "expected "
 QUOTED = re.compile(r"`([^`]*)`")
+# serde's words for a value none of an untagged enum's alternatives takes.
+NO_VARIANT = "did not match any variant"
 
 
 def params_rules(schema_dir: Path | None, record: dict[str, Any]) -> dict[str, list[FieldRule]]:
@@ -111,6 +113,7 @@ def _field(
         values_expected=heard.get("values_expected"),
         in_list=heard.get("in_list", False),
         item_tag=_item_tag(tree, node),
+        wrong_type=heard.get("wrong_type"),
     )
 
 
@@ -146,6 +149,11 @@ def _what_the_release_said(record: dict[str, Any]) -> dict[tuple[str, str], dict
             split = _split(message, unexpected(params.get(field)))
             if split is not None:
                 said.setdefault((method, field), {})["expected"] = split[1]
+            elif NO_VARIANT in message:  # serde's untagged enum, worded whole
+                code = int((cell.get("error") or {}).get("code", 0))
+                evidence = f"{method} {cell['state']} {variant}"
+                wrong_type = Wording("invalid type", code, message, evidence)
+                said.setdefault((method, field), {})["wrong_type"] = wrong_type
         elif variant.endswith(UNKNOWN_VALUE) and refused and isinstance(params, dict):
             field = variant.removesuffix(UNKNOWN_VALUE)
             _learn_values(said.setdefault((method, field), {}), params.get(field), message)
